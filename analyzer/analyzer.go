@@ -1,0 +1,456 @@
+// Package analyzer turns events into the policy input: tasks and their
+// relations, segments, intents and keys, key scopes and evidence facts, each
+// with its file and line. It computes plain facts only; every verdict is
+// decided by the Rego rules.
+package analyzer
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/effectlint/effectlint/transcripts"
+)
+
+// taskEvents are the event types that shape a task rather than being
+// evidence about a delivery.
+var taskEvents = map[string]bool{
+	"task_started": true, "task_spawned": true, "task_ended": true,
+	"interrupted": true, "intent": true, "authorization": true,
+}
+
+// Builder collects events and builds Facts. Use New, Add every event, then
+// Build once.
+type Builder struct {
+	events []transcripts.Event
+	hashes map[string]hashResult
+}
+
+type hashResult struct {
+	sum string
+	err error
+}
+
+// New returns an empty Builder.
+func New() *Builder { return &Builder{hashes: map[string]hashResult{}} }
+
+// Add records one event. Events may come in any order; Build orders them.
+func (b *Builder) Add(e transcripts.Event) { b.events = append(b.events, e) }
+
+// Build orders the events (by time; ties keep input order, and inputs are
+// read in path order) and derives the facts.
+func (b *Builder) Build(read transcripts.Result) *Facts {
+	sort.SliceStable(b.events, func(i, j int) bool { return b.events[i].TS.Before(b.events[j].TS) })
+	f := &Facts{
+		Version: FactsVersion, Inputs: read.Inputs, Skipped: read.Skipped,
+		Tasks: map[string]*Task{}, Scopes: []*Scope{}, Unkeyed: []Fact{},
+		Authorizations: []Authorization{}, Titles: map[string][]TitleUse{},
+		UnattributedProblems: []Pointer{},
+	}
+	if f.Inputs == nil {
+		f.Inputs = []transcripts.Input{}
+	}
+	if f.Skipped == nil {
+		f.Skipped = []string{}
+	}
+	var evidence []int // indexes of evidence events, in order
+	segmentOf := make([]int, len(b.events))
+	for seq := range b.events {
+		e := &b.events[seq]
+		t := f.task(e.Task)
+		if !t.History {
+			t.History, t.startSeq, t.StartTS = true, seq, formatTS(e.TS)
+			t.Start = Pointer{e.File, e.Line}
+		}
+		t.files[e.File] = true
+		segmentOf[seq] = t.Segment
+		switch e.Type {
+		case "task_started":
+			if t.Relation == "" {
+				t.Relation, t.Resumes = e.Str("relation"), e.Str("resumes")
+				if p := e.Str("parent"); p != "" {
+					t.Parent = p
+				}
+				if t.Relation == "" {
+					t.Relation = "root"
+				}
+			}
+		case "task_spawned":
+			if c := e.Str("child"); c != "" {
+				if ct := f.task(c); ct.Parent == "" {
+					ct.Parent = e.Task
+				}
+			}
+		case "task_ended":
+			t.Ended, t.Status, t.endSeq = true, e.Str("status"), seq
+		case "interrupted":
+			t.Segment++
+			t.Interruptions = append(t.Interruptions, Interruption{Seq: seq, TS: formatTS(e.TS),
+				Reason: e.Str("reason"), Segment: t.Segment, At: Pointer{e.File, e.Line}})
+		case "intent":
+			t.Intents = append(t.Intents, b.intent(e, seq, len(t.Intents)))
+		case "authorization":
+			f.Authorizations = append(f.Authorizations, b.authorization(e, seq))
+		default:
+			evidence = append(evidence, seq)
+		}
+	}
+	f.linkTasks()
+	f.markProblems()
+	for _, t := range f.Tasks {
+		if t.Relation == "resumed" && len(t.Intents) == 0 {
+			t.InheritedIntent = f.inheritedIntent(t)
+		}
+	}
+	f.rankTasks()
+	scopes := f.openScopes()
+	for _, seq := range evidence {
+		f.attribute(&b.events[seq], seq, segmentOf[seq], scopes)
+	}
+	f.collectTitles()
+	return f
+}
+
+func formatTS(t time.Time) string { return t.Format(time.RFC3339Nano) }
+
+func (f *Facts) task(id string) *Task {
+	t := f.Tasks[id]
+	if t == nil {
+		t = &Task{ID: id, Complete: true, files: map[string]bool{}, Interruptions: []Interruption{},
+			Intents: []Intent{}, Keys: []string{}, IncompleteBecause: []string{}, Problems: []Pointer{}}
+		f.Tasks[id] = t
+	}
+	return t
+}
+
+func (t *Task) incomplete(why string) {
+	t.Complete = false
+	for _, w := range t.IncompleteBecause {
+		if w == why {
+			return
+		}
+	}
+	t.IncompleteBecause = append(t.IncompleteBecause, why)
+}
+
+// linkTasks creates the tasks that are referenced but have no history and
+// records which task supersedes which.
+func (f *Facts) linkTasks() {
+	ids := f.sortedTaskIDs()
+	for _, id := range ids {
+		t := f.Tasks[id]
+		for _, ref := range []string{t.Parent, t.Resumes} {
+			if ref != "" {
+				f.task(ref)
+			}
+		}
+	}
+	for _, id := range f.sortedTaskIDs() {
+		t := f.Tasks[id]
+		if !t.History {
+			t.incomplete("referenced but no history in the inputs")
+			t.Relation = "unknown"
+		}
+	}
+	for _, id := range ids {
+		t := f.Tasks[id]
+		if t.Relation != "resumed" || t.Resumes == "" {
+			continue
+		}
+		r := f.Tasks[t.Resumes]
+		if !r.History {
+			// A task that continues a history we cannot see may be
+			// continuing a send: nothing it does can be ruled safe.
+			t.incomplete(fmt.Sprintf("resumes task %s, which has no history", r.ID))
+		}
+		if r.SupersededBy == "" || f.Tasks[r.SupersededBy].startSeq > t.startSeq {
+			r.SupersededBy = t.ID
+		}
+	}
+}
+
+// markProblems makes every task an unreadable line may belong to incomplete.
+func (f *Facts) markProblems() {
+	for _, in := range f.Inputs {
+		for _, p := range in.Problems {
+			ptr := Pointer{p.File, p.Line}
+			if p.Task != "" {
+				t := f.task(p.Task)
+				if !t.History {
+					t.History = true // its lines exist, they just cannot be read
+					t.Relation = "unknown"
+				}
+				t.incomplete("unreadable lines")
+				t.Problems = append(t.Problems, ptr)
+				continue
+			}
+			f.UnattributedProblems = append(f.UnattributedProblems, ptr)
+			for _, t := range f.Tasks {
+				if t.files[p.File] {
+					t.incomplete("unreadable lines in " + p.File)
+					t.Problems = append(t.Problems, ptr)
+				}
+			}
+		}
+	}
+}
+
+func (f *Facts) sortedTaskIDs() []string {
+	ids := make([]string, 0, len(f.Tasks))
+	for id := range f.Tasks {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// rankTasks orders tasks by start time, ties by id, as the executor
+// election of SPEC §5 needs. Tasks without history come last.
+func (f *Facts) rankTasks() {
+	ids := f.sortedTaskIDs()
+	sort.SliceStable(ids, func(i, j int) bool {
+		a, b := f.Tasks[ids[i]], f.Tasks[ids[j]]
+		if a.History != b.History {
+			return a.History
+		}
+		return a.startSeq < b.startSeq
+	})
+	for i, id := range ids {
+		f.Tasks[id].StartRank = i
+	}
+}
+
+// inheritedIntent follows `resumes` links to the latest intent of the
+// nearest resumed task that has one.
+func (f *Facts) inheritedIntent(t *Task) *Intent {
+	seen := map[string]bool{t.ID: true}
+	for cur := f.Tasks[t.Resumes]; cur != nil && !seen[cur.ID]; cur = f.Tasks[cur.Resumes] {
+		seen[cur.ID] = true
+		if n := len(cur.Intents); n > 0 {
+			in := cur.Intents[n-1]
+			return &in
+		}
+	}
+	return nil
+}
+
+func (b *Builder) intent(e *transcripts.Event, seq, n int) Intent {
+	in := Intent{ID: e.Str("intent"), Task: e.Task, Authorization: e.Str("authorization"),
+		Seq: seq, At: Pointer{e.File, e.Line}}
+	if in.ID == "" {
+		in.ID = fmt.Sprintf("#%d", n+1)
+	}
+	in.Scope = ScopeOriginal
+	if in.Authorization != "" {
+		in.Scope = in.Authorization
+	}
+	k, err := b.eventKey(e)
+	if err != nil {
+		in.KeyError = err.Error()
+		return in
+	}
+	in.Key, in.Destination, in.ContentSHA256 = k.String(), k.Destination, k.SHA256
+	if c, ok := e.Fields["content"].(map[string]any); ok {
+		in.ContentName, _ = c["name"].(string)
+	}
+	if d, ok := e.Fields["destination"].(map[string]any); ok && in.Destination.Title == "" {
+		in.Destination.Title, _ = d["title"].(string)
+	}
+	in.WeakDestination = k.Destination.Weak()
+	in.ScopeID = in.Key + "#" + in.Scope
+	return in
+}
+
+func (b *Builder) authorization(e *transcripts.Event, seq int) Authorization {
+	a := Authorization{ID: e.Str("authorization"), By: e.Str("by"), Reason: e.Str("reason"),
+		Seq: seq, At: Pointer{e.File, e.Line}}
+	if k, err := b.eventKey(e); err != nil {
+		a.KeyError = err.Error()
+	} else {
+		a.Key = k.String()
+	}
+	return a
+}
+
+// eventKey computes the key an intent or authorization line names: a
+// precomputed `key`, or `destination` + `content`.
+func (b *Builder) eventKey(e *transcripts.Event) (Key, error) {
+	if s := e.Str("key"); s != "" {
+		return ParseKey(s)
+	}
+	dm, _ := e.Fields["destination"].(map[string]any)
+	cm, _ := e.Fields["content"].(map[string]any)
+	if dm == nil || cm == nil {
+		return Key{}, fmt.Errorf("no key: needs key, or destination and content")
+	}
+	var d Destination
+	d.Provider, _ = dm["provider"].(string)
+	d.ID, _ = dm["id"].(string)
+	d.Title, _ = dm["title"].(string)
+	sha, _ := cm["sha256"].(string)
+	if sha == "" {
+		p, _ := cm["path"].(string)
+		if p == "" {
+			return Key{}, fmt.Errorf("content needs sha256 or path")
+		}
+		if !filepath.IsAbs(p) && e.File != "-" {
+			p = filepath.Join(filepath.Dir(filepath.FromSlash(e.File)), p)
+		}
+		h, ok := b.hashes[p]
+		if !ok {
+			h.sum, h.err = HashFile(p)
+			b.hashes[p] = h
+		}
+		if h.err != nil {
+			return Key{}, fmt.Errorf("content path: %v", h.err)
+		}
+		sha = h.sum
+	}
+	return NewKey(d, sha)
+}
+
+// attribute ties one evidence event to an intent's key scope (SPEC §3: the
+// named intent, else the task's latest intent, else the inherited one).
+func (f *Facts) attribute(e *transcripts.Event, seq, segment int, scopes map[string]*Scope) {
+	t := f.Tasks[e.Task]
+	fact := Fact{Seq: seq, TS: formatTS(e.TS), Task: e.Task, Type: e.Type, Segment: segment,
+		At: Pointer{e.File, e.Line}, Fields: map[string]any{}}
+	fact.SegmentEnded = segment < t.Segment || t.Ended || t.SupersededBy != ""
+	for k, v := range e.Fields {
+		switch k {
+		case "intent":
+			fact.Intent, _ = v.(string)
+		case "checkpoint":
+			fact.Checkpoint, _ = v.(string)
+		case "decision":
+			fact.Decision, _ = v.(string)
+		case "result":
+			fact.Result, _ = v.(string)
+		case "label":
+			fact.Label, _ = v.(string)
+		case "idempotency_token":
+			fact.IdempotencyToken, _ = v.(string)
+		case "ok":
+			if ok, isBool := v.(bool); isBool {
+				fact.OK = &ok
+			} else {
+				fact.Fields[k] = v
+			}
+		default:
+			fact.Fields[k] = v
+		}
+	}
+	if len(fact.Fields) == 0 {
+		fact.Fields = nil
+	}
+	in, why := f.intentFor(t, fact.Intent, seq)
+	if in == nil || in.KeyError != "" {
+		if in != nil {
+			why = "intent " + in.ID + " has no key: " + in.KeyError
+		}
+		fact.UnkeyedBecause = why
+		t.KeyUnknown = true
+		f.Unkeyed = append(f.Unkeyed, fact)
+		return
+	}
+	fact.Intent = in.ID
+	s := scopes[in.ScopeID]
+	s.Facts = append(s.Facts, fact)
+}
+
+func (f *Facts) intentFor(t *Task, named string, seq int) (*Intent, string) {
+	if named != "" {
+		for cur, seen := t, map[string]bool{}; cur != nil && !seen[cur.ID]; cur = f.Tasks[cur.Resumes] {
+			seen[cur.ID] = true
+			for i := range cur.Intents {
+				if cur.Intents[i].ID == named {
+					return &cur.Intents[i], ""
+				}
+			}
+		}
+		return nil, fmt.Sprintf("names intent %q, which task %s does not declare", named, t.ID)
+	}
+	var latest *Intent
+	for i := range t.Intents {
+		if t.Intents[i].Seq < seq {
+			latest = &t.Intents[i]
+		}
+	}
+	if latest != nil {
+		return latest, ""
+	}
+	if len(t.Intents) > 0 {
+		// Evidence before the task declared its intent (a gate check
+		// first, say) belongs to the intent it declares next.
+		return &t.Intents[0], ""
+	}
+	if t.InheritedIntent != nil {
+		return t.InheritedIntent, ""
+	}
+	return nil, "task " + t.ID + " declares no intent"
+}
+
+// openScopes creates a scope for every keyed intent (own or inherited),
+// lists matching tasks by start, and lists scopes by id. Facts are added
+// to them afterwards, in time order.
+func (f *Facts) openScopes() map[string]*Scope {
+	scopes := map[string]*Scope{}
+	for _, id := range f.sortedTaskIDs() {
+		t := f.Tasks[id]
+		intents := t.Intents
+		if t.InheritedIntent != nil {
+			intents = append(intents[:len(intents):len(intents)], *t.InheritedIntent)
+		}
+		keys := map[string]bool{}
+		for _, in := range intents {
+			if in.KeyError != "" {
+				t.KeyUnknown = true
+				continue
+			}
+			if !keys[in.Key] {
+				keys[in.Key] = true
+				t.Keys = append(t.Keys, in.Key)
+			}
+			s := scopes[in.ScopeID]
+			if s == nil {
+				s = &Scope{ID: in.ScopeID, Key: in.Key, Scope: in.Scope, Destination: in.Destination,
+					ContentSHA256: in.ContentSHA256}
+				scopes[in.ScopeID] = s
+			}
+			if len(s.Tasks) == 0 || s.Tasks[len(s.Tasks)-1] != id {
+				s.Tasks = append(s.Tasks, id)
+			}
+		}
+		sort.Strings(t.Keys)
+	}
+	for _, s := range scopes {
+		sort.Slice(s.Tasks, func(i, j int) bool { return f.Tasks[s.Tasks[i]].StartRank < f.Tasks[s.Tasks[j]].StartRank })
+		s.Facts = []Fact{}
+		f.Scopes = append(f.Scopes, s)
+	}
+	sort.Slice(f.Scopes, func(i, j int) bool { return f.Scopes[i].ID < f.Scopes[j].ID })
+	return scopes
+}
+
+func (f *Facts) collectTitles() {
+	for _, id := range f.sortedTaskIDs() {
+		for _, in := range f.Tasks[id].Intents {
+			if in.Destination.Title == "" || in.Destination.Weak() {
+				continue
+			}
+			title := CanonicalTitle(in.Destination.Title)
+			identity := in.Destination.identity()
+			known := false
+			for _, u := range f.Titles[title] {
+				known = known || u.Identity == identity
+			}
+			if !known {
+				f.Titles[title] = append(f.Titles[title], TitleUse{Identity: identity, At: in.At})
+			}
+		}
+	}
+	for _, uses := range f.Titles {
+		sort.Slice(uses, func(i, j int) bool { return uses[i].Identity < uses[j].Identity })
+	}
+}

@@ -1,0 +1,180 @@
+package analyzer
+
+import "github.com/effectlint/effectlint/transcripts"
+
+// FactsVersion names the shape of the policy input. `effectlint facts`
+// prints exactly this document, and rules.rego reads it as `input`.
+const FactsVersion = "effectlint.facts/v1"
+
+// ScopeOriginal is the scope of a key's original intent.
+const ScopeOriginal = "original"
+
+// Facts is the policy input: plain, pre-grouped facts and no verdicts.
+// Go orders events, cuts segments, computes keys and groups evidence by key
+// scope (grouping in Go keeps Rego evaluation linear, see OPA-NOTES);
+// rules.rego decides what the evidence proves.
+type Facts struct {
+	Version string              `json:"version"`
+	Inputs  []transcripts.Input `json:"inputs"`
+	Skipped []string            `json:"skipped"`
+	Tasks   map[string]*Task    `json:"tasks"`
+	Scopes  []*Scope            `json:"scopes"`
+	// Unkeyed holds evidence that cannot be tied to a key: the task has no
+	// intent, the intent's key cannot be computed, or the event names an
+	// intent that does not exist.
+	Unkeyed        []Fact          `json:"unkeyed"`
+	Authorizations []Authorization `json:"authorizations"`
+	// Titles maps each canonical display title to the distinct provider
+	// identities intents used it with (first use of each).
+	Titles map[string][]TitleUse `json:"titles"`
+	// UnattributedProblems are unreadable parts of inputs that may belong
+	// to any task (a cut file, a line with no recoverable task id).
+	UnattributedProblems []Pointer `json:"unattributed_problems"`
+	// Query is set only for `check`: the question being asked.
+	Query *Query `json:"query,omitempty"`
+}
+
+// Pointer locates an event: the input file and its 1-based line.
+type Pointer struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+// Task is one execution: a session, worker, run.
+type Task struct {
+	ID       string `json:"id"`
+	Relation string `json:"relation"`
+	Parent   string `json:"parent"`
+	Resumes  string `json:"resumes"`
+	// History is false for a task that is referenced (parent, resumes,
+	// spawned child) but has no events in any input.
+	History bool `json:"history"`
+	// StartRank orders tasks by start time, ties by id (0 = earliest).
+	StartRank int    `json:"start_rank"`
+	StartTS   string `json:"start_ts"`
+	Ended     bool   `json:"ended"`
+	Status    string `json:"status"`
+	// SupersededBy names the task that resumes this one.
+	SupersededBy string `json:"superseded_by"`
+	// Complete is false when any part of the task's history could not be
+	// read; IncompleteBecause says why.
+	Complete          bool      `json:"complete"`
+	IncompleteBecause []string  `json:"incomplete_because"`
+	Problems          []Pointer `json:"problems"`
+	// Segment is the index of the task's last segment (0 when it was
+	// never interrupted).
+	Segment       int            `json:"segment"`
+	Interruptions []Interruption `json:"interruptions"`
+	Intents       []Intent       `json:"intents"`
+	// InheritedIntent is the intent a resumed task continues when it
+	// declares none of its own.
+	InheritedIntent *Intent `json:"inherited_intent"`
+	// Keys lists the keys of the task's intents (own or inherited).
+	Keys []string `json:"keys"`
+	// KeyUnknown is set when the task has evidence or an intent that no key
+	// could be computed for: it may concern any key.
+	KeyUnknown bool    `json:"key_unknown"`
+	Start      Pointer `json:"start"`
+
+	files    map[string]bool
+	startSeq int
+	endSeq   int
+}
+
+// Interruption is an `interrupted` event; it starts segment Segment.
+type Interruption struct {
+	Seq     int     `json:"seq"`
+	TS      string  `json:"ts"`
+	Reason  string  `json:"reason"`
+	Segment int     `json:"segment"`
+	At      Pointer `json:"at"`
+}
+
+// Intent is one intended delivery of a task.
+type Intent struct {
+	ID            string      `json:"id"`
+	Task          string      `json:"task"`
+	Key           string      `json:"key"`
+	KeyError      string      `json:"key_error,omitempty"`
+	Scope         string      `json:"scope"`
+	ScopeID       string      `json:"scope_id"`
+	Authorization string      `json:"authorization"`
+	Destination   Destination `json:"destination"`
+	// WeakDestination is set when the key was built from a title alone.
+	WeakDestination bool    `json:"weak_destination"`
+	ContentSHA256   string  `json:"content_sha256"`
+	ContentName     string  `json:"content_name,omitempty"`
+	Seq             int     `json:"seq"`
+	At              Pointer `json:"at"`
+}
+
+// Authorization is a person's record re-authorizing one more delivery.
+type Authorization struct {
+	ID       string  `json:"id"`
+	By       string  `json:"by"`
+	Reason   string  `json:"reason"`
+	Key      string  `json:"key"`
+	KeyError string  `json:"key_error,omitempty"`
+	Seq      int     `json:"seq"`
+	At       Pointer `json:"at"`
+}
+
+// TitleUse is one provider identity a display title was used for.
+type TitleUse struct {
+	Identity string  `json:"identity"`
+	At       Pointer `json:"at"`
+}
+
+// Scope groups every fact of one key scope: the original intent for a key,
+// or one authorization's redelivery of it.
+type Scope struct {
+	ID            string      `json:"id"`
+	Key           string      `json:"key"`
+	Scope         string      `json:"scope"`
+	Destination   Destination `json:"destination"`
+	ContentSHA256 string      `json:"content_sha256"`
+	// Tasks are the matching tasks (own or inherited intent in this
+	// scope), by start.
+	Tasks []string `json:"tasks"`
+	Facts []Fact   `json:"facts"`
+}
+
+// Fact is one evidence event, placed in time (Seq orders all events of a
+// run) and in its task's segment.
+type Fact struct {
+	Seq     int    `json:"seq"`
+	TS      string `json:"ts"`
+	Task    string `json:"task"`
+	Type    string `json:"type"`
+	Segment int    `json:"segment"`
+	// SegmentEnded: an interruption or task_ended followed this fact's
+	// segment, or the task was superseded by a resuming task.
+	SegmentEnded bool    `json:"segment_ended"`
+	At           Pointer `json:"at"`
+	Intent       string  `json:"intent,omitempty"`
+	// Unkeyed facts say why no key could be tied to them.
+	UnkeyedBecause string `json:"unkeyed_because,omitempty"`
+
+	Checkpoint       string         `json:"checkpoint,omitempty"`
+	Decision         string         `json:"decision,omitempty"`
+	Result           string         `json:"result,omitempty"`
+	Label            string         `json:"label,omitempty"`
+	OK               *bool          `json:"ok,omitempty"`
+	IdempotencyToken string         `json:"idempotency_token,omitempty"`
+	Fields           map[string]any `json:"fields,omitempty"`
+}
+
+// Query is the question `check` asks: may Task proceed at Checkpoint?
+type Query struct {
+	Task       string `json:"task"`
+	Checkpoint string `json:"checkpoint"`
+	// TaskKnown: the task has a history in the inputs.
+	TaskKnown bool `json:"task_known"`
+	// IntentGiven: the intent came from the command line.
+	IntentGiven   bool   `json:"intent_given"`
+	Key           string `json:"key"`
+	KeyError      string `json:"key_error"`
+	Scope         string `json:"scope"`
+	ScopeID       string `json:"scope_id"`
+	Authorization string `json:"authorization"`
+}

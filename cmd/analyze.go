@@ -1,0 +1,55 @@
+package cmd
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/effectlint/effectlint/policy"
+	"github.com/effectlint/effectlint/report"
+)
+
+func newAnalyze(env Env) *cobra.Command {
+	var c commonFlags
+	var failOn string
+	cmd := &cobra.Command{
+		Use:   "analyze [flags] PATH...",
+		Short: "Post-incident review and CI lint: key scope states and findings",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if failOn != "none" && policy.SeverityRank(failOn) == 0 {
+				return fail(ExitError, "--fail-on must be critical, high, medium, low, info or none, not %q", failOn)
+			}
+			r, err := c.renderer()
+			if err != nil {
+				return err
+			}
+			facts, err := load(env, args, &c)
+			if err != nil {
+				return err
+			}
+			eng, err := engine(env)
+			if err != nil {
+				return err
+			}
+			a, err := eng.Analyze(context.Background(), facts)
+			if err != nil {
+				return fail(ExitError, "%v", err)
+			}
+			rep, err := report.Build(facts, a, eng.Rules(), failOn)
+			if err != nil {
+				return fail(ExitError, "%v", err)
+			}
+			if err := r.Analyze(env.Stdout, rep); err != nil {
+				return fail(ExitError, "writing the report: %v", err)
+			}
+			if rep.Summary.Failed {
+				return &exitError{code: ExitFindings, err: nil}
+			}
+			return nil
+		},
+	}
+	c.register(cmd)
+	cmd.Flags().StringVar(&failOn, "fail-on", "high", "lowest finding severity that exits 1: critical, high, medium, low, info or none")
+	return cmd
+}

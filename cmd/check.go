@@ -1,0 +1,66 @@
+package cmd
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/effectlint/effectlint/report"
+)
+
+// check fails closed: every error exits 2, and callers treat every
+// non-zero exit as stop.
+func newCheck(env Env) *cobra.Command {
+	var c commonFlags
+	var f intentFlags
+	var task, checkpoint string
+	cmd := &cobra.Command{
+		Use:   "check --task T [--checkpoint resume|picker|send] [flags] PATH...",
+		Short: "Pre-resume safety check: may task T cross the delivery boundary now?",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if task == "" {
+				return fail(ExitError, "--task is required")
+			}
+			switch checkpoint {
+			case "resume", "picker", "send":
+			default:
+				return fail(ExitError, "--checkpoint must be resume, picker or send, not %q", checkpoint)
+			}
+			r, err := c.renderer()
+			if err != nil {
+				return err
+			}
+			spec, err := f.spec()
+			if err != nil {
+				return err
+			}
+			facts, err := load(env, args, &c)
+			if err != nil {
+				return err
+			}
+			facts.Query = facts.Ask(task, checkpoint, spec)
+			eng, err := engine(env)
+			if err != nil {
+				return err
+			}
+			g, err := eng.Check(context.Background(), facts)
+			if err != nil {
+				return fail(ExitError, "%v", err)
+			}
+			rep := report.BuildCheck(facts, g)
+			if err := r.Check(env.Stdout, rep); err != nil {
+				return fail(ExitError, "writing the decision: %v", err)
+			}
+			if rep.Decision != "allow" {
+				return &exitError{code: ExitFindings}
+			}
+			return nil
+		},
+	}
+	c.register(cmd)
+	f.register(cmd, true)
+	cmd.Flags().StringVar(&f.authorization, "authorization", "", "authorization id the new intent delivers under (a redelivery)")
+	cmd.Flags().StringVar(&task, "task", "", "the task asking (required)")
+	cmd.Flags().StringVar(&checkpoint, "checkpoint", "resume", "checkpoint: resume, picker or send (default resume, the strictest)")
+	return cmd
+}

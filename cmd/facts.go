@@ -1,0 +1,29 @@
+package cmd
+
+import (
+	"encoding/json"
+
+	"github.com/spf13/cobra"
+)
+
+func newFacts(env Env) *cobra.Command {
+	var c commonFlags
+	cmd := &cobra.Command{
+		Use:   "facts [flags] PATH...",
+		Short: "Print the exact input the policy sees, as JSON",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			facts, err := load(env, args, &c)
+			if err != nil {
+				return err
+			}
+			enc := json.NewEncoder(env.Stdout)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(facts); err != nil {
+				return fail(ExitError, "writing facts: %v", err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&c.maxLineBytes, "max-line-bytes", 64<<20, "longest input line read; longer lines are problems")
+	return cmd
+}

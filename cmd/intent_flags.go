@@ -1,0 +1,40 @@
+package cmd
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/effectlint/effectlint/analyzer"
+)
+
+// intentFlags name an intent on the command line (check, key).
+type intentFlags struct {
+	key, destination, title, file, sha256, authorization string
+}
+
+func (f *intentFlags) register(cmd *cobra.Command, withKey bool) {
+	if withKey {
+		cmd.Flags().StringVar(&f.key, "key", "", "the idempotency key, as printed by `effectlint key`")
+	}
+	cmd.Flags().StringVar(&f.destination, "destination", "", "destination as PROVIDER/ID (e.g. slack/C024BE91L)")
+	cmd.Flags().StringVar(&f.title, "title", "", "destination display title (weak: two channels can share a title)")
+	cmd.Flags().StringVar(&f.file, "file", "", "content file to hash")
+	cmd.Flags().StringVar(&f.sha256, "sha256", "", "content SHA-256 (64 hex digits)")
+}
+
+func (f *intentFlags) spec() (analyzer.IntentSpec, error) {
+	s := analyzer.IntentSpec{Key: f.key, File: f.file, SHA256: f.sha256, Authorization: f.authorization}
+	if f.destination != "" && f.title != "" {
+		return s, fail(ExitError, "give either --destination or --title, not both")
+	}
+	if f.destination != "" {
+		d, err := analyzer.ParseDestination(f.destination)
+		if err != nil {
+			return s, fail(ExitError, "%v", err)
+		}
+		s.Destination = d
+	}
+	if f.title != "" {
+		s.Destination = analyzer.Destination{Title: f.title}
+	}
+	return s, nil
+}

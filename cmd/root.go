@@ -1,0 +1,137 @@
+// Package cmd holds effectlint's commands: one file per command, each
+// wiring transcripts → analyzer → policy → report.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/policy"
+	"github.com/effectlint/effectlint/report"
+	"github.com/effectlint/effectlint/transcripts"
+)
+
+// Exit codes (SPEC §7).
+const (
+	ExitOK       = 0 // analyze: no finding at or above --fail-on; check: allow
+	ExitFindings = 1 // analyze: findings at or above --fail-on; check: stop
+	ExitError    = 2 // usage error, no input, policy error; for check any error
+)
+
+// Env is what a run reads and writes; tests give their own.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Rules is the source of the built-in rules.rego.
+	Rules string
+}
+
+// exitError carries an exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func fail(code int, format string, args ...any) error {
+	return &exitError{code: code, err: fmt.Errorf(format, args...)}
+}
+
+// Main runs effectlint with args and returns the exit code.
+func Main(args []string, env Env) int {
+	root := newRoot(env)
+	root.SetArgs(args)
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintln(env.Stderr, "effectlint:", ee.err)
+		}
+		return ee.code
+	}
+	// Cobra's own errors (unknown flag, missing argument) are usage errors.
+	fmt.Fprintln(env.Stderr, "effectlint:", err)
+	return ExitError
+}
+
+func newRoot(env Env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "effectlint",
+		Short: "Transcript forensics and policy linting for automation with external side effects",
+		Long: `effectlint reads agent transcripts and task histories, turns them into
+side-effect evidence facts, and lets Rego rules decide per idempotency key
+whether a delivery is not_sent, sent_verified or send_status_unknown, whether
+a task may cross the delivery boundary now, and which tasks did something risky.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newAnalyze(env), newCheck(env), newFacts(env), newKey(env))
+	return root
+}
+
+// commonFlags are the flags of the commands that read inputs.
+type commonFlags struct {
+	format       string
+	color        string
+	maxLineBytes int
+}
+
+func (c *commonFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&c.format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&c.color, "color", "auto", "color: auto, always or never (auto honours NO_COLOR)")
+	cmd.Flags().IntVar(&c.maxLineBytes, "max-line-bytes", transcripts.DefaultMaxLineBytes, "longest input line read; longer lines are problems")
+}
+
+func (c *commonFlags) renderer() (report.Renderer, error) {
+	switch c.color {
+	case "auto", "always", "never":
+	default:
+		return nil, fail(ExitError, "--color must be auto, always or never, not %q", c.color)
+	}
+	r, err := report.Get(c.format, report.Options{Color: c.color})
+	if err != nil {
+		return nil, fail(ExitError, "--format: %v", err)
+	}
+	return r, nil
+}
+
+// load reads the inputs and builds the facts.
+func load(env Env, paths []string, c *commonFlags) (*analyzer.Facts, error) {
+	if len(paths) == 0 {
+		return nil, fail(ExitError, "no input: name files or directories, or - for standard input")
+	}
+	b := analyzer.New()
+	res, err := transcripts.Read(paths, transcripts.Options{Stdin: env.Stdin, MaxLineBytes: c.maxLineBytes}, b.Add)
+	if err != nil {
+		return nil, fail(ExitError, "%v", err)
+	}
+	if len(res.Inputs) == 0 {
+		return nil, fail(ExitError, "no input: no transcript files (.jsonl, .ndjson, .json, optionally .gz) in %v", paths)
+	}
+	return b.Build(res), nil
+}
+
+func engine(env Env) (*policy.Engine, error) {
+	e, err := policy.New(context.Background(), policy.Module{Name: "rules.rego", Source: env.Rules})
+	if err != nil {
+		return nil, fail(ExitError, "%v", err)
+	}
+	return e, nil
+}

@@ -1,0 +1,20 @@
+// Command effectlint is a transcript forensics analyzer and policy linter
+// for automation that performs external side effects. See README.md.
+package main
+
+import (
+	_ "embed"
+	"os"
+
+	"github.com/effectlint/effectlint/cmd"
+)
+
+// rules is the built-in policy; it lives at the repository root so that a
+// reader finds every rule in one file.
+//
+//go:embed rules.rego
+var rules string
+
+func main() {
+	os.Exit(cmd.Main(os.Args[1:], cmd.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Rules: rules}))
+}

@@ -1,0 +1,217 @@
+// Package report assembles what the policy decided into one report model and
+// renders it. Renderers read the model only; none recomputes a verdict.
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/policy"
+	"github.com/effectlint/effectlint/transcripts"
+)
+
+// Version names the shape of the JSON reports (SPEC §8).
+const Version = "effectlint.report/v1"
+
+// Report is the result of `analyze`.
+type Report struct {
+	Version  string              `json:"version"`
+	Inputs   []transcripts.Input `json:"inputs"`
+	Skipped  []string            `json:"skipped"`
+	Keys     []KeyScope          `json:"keys"`
+	Findings []policy.Finding    `json:"findings"`
+	Summary  Summary             `json:"summary"`
+	// Rules describes the finding rules (from their Rego METADATA).
+	Rules []policy.RuleInfo `json:"-"`
+}
+
+// KeyScope is one key scope with its verdict and evidence.
+type KeyScope struct {
+	Key           string               `json:"key"`
+	Scope         string               `json:"scope"`
+	State         string               `json:"state"`
+	Destination   analyzer.Destination `json:"destination"`
+	ContentSHA256 string               `json:"content_sha256"`
+	Tasks         []TaskSummary        `json:"tasks"`
+	Evidence      []Evidence           `json:"evidence"`
+}
+
+// TaskSummary describes a task of a key scope.
+type TaskSummary struct {
+	ID            string                  `json:"id"`
+	Relation      string                  `json:"relation"`
+	Parent        string                  `json:"parent,omitempty"`
+	Resumes       string                  `json:"resumes,omitempty"`
+	Ended         bool                    `json:"ended"`
+	Status        string                  `json:"status,omitempty"`
+	SupersededBy  string                  `json:"superseded_by,omitempty"`
+	Complete      bool                    `json:"complete"`
+	Interruptions []analyzer.Interruption `json:"interruptions"`
+	Start         analyzer.Pointer        `json:"start"`
+}
+
+// Evidence is one fact of a key scope with its class.
+type Evidence struct {
+	TS      string `json:"ts"`
+	Task    string `json:"task"`
+	Type    string `json:"type"`
+	Class   string `json:"class"`
+	Segment int    `json:"segment"`
+	Detail  string `json:"detail,omitempty"`
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+}
+
+// Summary counts what the report holds and says whether it fails.
+type Summary struct {
+	Inputs   int            `json:"inputs"`
+	Events   int            `json:"events"`
+	Problems int            `json:"problems"`
+	Tasks    int            `json:"tasks"`
+	Keys     int            `json:"keys"`
+	States   map[string]int `json:"states"`
+	Findings map[string]int `json:"findings"`
+	FailOn   string         `json:"fail_on"`
+	Failed   bool           `json:"failed"`
+}
+
+// Build joins facts and the policy's analysis into a report. failOn is the
+// lowest severity that fails the run ("none" never fails).
+func Build(f *analyzer.Facts, a *policy.Analysis, rules []policy.RuleInfo, failOn string) (*Report, error) {
+	if len(a.Scopes) != len(f.Scopes) {
+		return nil, fmt.Errorf("report: policy judged %d key scopes, the facts hold %d", len(a.Scopes), len(f.Scopes))
+	}
+	r := &Report{Version: Version, Inputs: f.Inputs, Skipped: f.Skipped, Keys: []KeyScope{},
+		Findings: a.Findings, Rules: rules}
+	if r.Findings == nil {
+		r.Findings = []policy.Finding{}
+	}
+	s := &r.Summary
+	s.Inputs, s.Tasks, s.Keys, s.FailOn = len(f.Inputs), len(f.Tasks), len(f.Scopes), failOn
+	s.States, s.Findings = map[string]int{}, map[string]int{}
+	for _, in := range f.Inputs {
+		s.Events += in.Events
+		s.Problems += len(in.Problems)
+	}
+	for i, sc := range f.Scopes {
+		v := a.Scopes[i]
+		if v.ID != sc.ID || len(v.Classes) != len(sc.Facts) {
+			return nil, fmt.Errorf("report: policy verdict %d does not match key scope %s", i, sc.ID)
+		}
+		k := KeyScope{Key: sc.Key, Scope: sc.Scope, State: v.State, Destination: sc.Destination,
+			ContentSHA256: sc.ContentSHA256, Tasks: []TaskSummary{}, Evidence: []Evidence{}}
+		for _, id := range sc.Tasks {
+			t := f.Tasks[id]
+			k.Tasks = append(k.Tasks, TaskSummary{ID: t.ID, Relation: t.Relation, Parent: t.Parent, Resumes: t.Resumes,
+				Ended: t.Ended, Status: t.Status, SupersededBy: t.SupersededBy, Complete: t.Complete,
+				Interruptions: t.Interruptions, Start: t.Start})
+		}
+		for j, fact := range sc.Facts {
+			k.Evidence = append(k.Evidence, Evidence{TS: fact.TS, Task: fact.Task, Type: fact.Type,
+				Class: v.Classes[j], Segment: fact.Segment, Detail: detail(fact), File: fact.At.File, Line: fact.At.Line})
+		}
+		r.Keys = append(r.Keys, k)
+		s.States[v.State]++
+	}
+	threshold := policy.SeverityRank(failOn)
+	for _, fd := range r.Findings {
+		s.Findings[fd.Severity]++
+		if failOn != "none" && policy.SeverityRank(fd.Severity) >= threshold {
+			s.Failed = true
+		}
+	}
+	return r, nil
+}
+
+// detail is the short qualifier of a fact shown next to its type.
+func detail(f analyzer.Fact) string {
+	switch {
+	case f.Type == "gate_check":
+		return f.Checkpoint + " " + f.Decision
+	case f.Type == "readback":
+		return f.Result
+	case f.Type == "status":
+		return f.Label
+	case f.OK != nil:
+		if *f.OK {
+			return "ok"
+		}
+		return "not ok"
+	case f.IdempotencyToken != "":
+		return "token " + f.IdempotencyToken
+	}
+	return ""
+}
+
+// CheckReport is the result of `check` (SPEC §8).
+type CheckReport struct {
+	Version    string              `json:"version"`
+	Decision   string              `json:"decision"`
+	Task       string              `json:"task"`
+	Checkpoint string              `json:"checkpoint"`
+	Key        *string             `json:"key"`
+	Scope      *string             `json:"scope"`
+	State      *string             `json:"state"`
+	Executor   *string             `json:"executor"`
+	Reasons    []CheckReason       `json:"reasons"`
+	Inputs     []transcripts.Input `json:"inputs"`
+}
+
+// CheckReason is one reason of a gate decision.
+type CheckReason struct {
+	Rule     string             `json:"rule"`
+	Message  string             `json:"message"`
+	Evidence []analyzer.Pointer `json:"evidence"`
+}
+
+// BuildCheck turns a gate decision into a check report.
+func BuildCheck(f *analyzer.Facts, g *policy.Gate) *CheckReport {
+	q := f.Query
+	c := &CheckReport{Version: Version, Decision: g.Decision, Task: q.Task, Checkpoint: q.Checkpoint,
+		State: g.State, Executor: g.Executor, Reasons: []CheckReason{}, Inputs: f.Inputs}
+	if q.Key != "" {
+		c.Key, c.Scope = &q.Key, &q.Scope
+	}
+	for _, r := range g.Reasons {
+		ev := r.Evidence
+		if ev == nil {
+			ev = []analyzer.Pointer{}
+		}
+		sort.SliceStable(ev, func(i, j int) bool {
+			if ev[i].File != ev[j].File {
+				return ev[i].File < ev[j].File
+			}
+			return ev[i].Line < ev[j].Line
+		})
+		c.Reasons = append(c.Reasons, CheckReason{Rule: r.Rule, Message: r.Message, Evidence: ev})
+	}
+	return c
+}
+
+// Options configure renderers.
+type Options struct {
+	// Color is "auto", "always" or "never".
+	Color string
+}
+
+// Renderer writes a report in one format.
+type Renderer interface {
+	Analyze(w io.Writer, r *Report) error
+	Check(w io.Writer, c *CheckReport) error
+}
+
+// Formats lists the formats Get knows.
+var Formats = []string{"text", "json"}
+
+// Get returns the renderer of a format.
+func Get(format string, opt Options) (Renderer, error) {
+	switch format {
+	case "text":
+		return textRenderer{opt: opt}, nil
+	case "json":
+		return jsonRenderer{}, nil
+	}
+	return nil, fmt.Errorf("unknown format %q (known: %v)", format, Formats)
+}

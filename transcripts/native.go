@@ -1,0 +1,276 @@
+package transcripts
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+)
+
+// knownTypes lists the event types of SPEC §3 with the check of their extra
+// fields. A check returns "" when the event is well formed.
+var knownTypes = map[string]func(r gjson.Result) string{
+	"task_started": func(r gjson.Result) string {
+		rel := r.Get("relation")
+		if rel.Exists() && !oneOf(rel, "root", "child", "sibling", "delegated", "resumed") {
+			return "relation must be root, child, sibling, delegated or resumed"
+		}
+		if rel.String() == "resumed" && !isString(r.Get("resumes")) {
+			return "relation resumed needs resumes (the id of the resumed task)"
+		}
+		return optionalStrings(r, "parent", "resumes")
+	},
+	"task_spawned": func(r gjson.Result) string { return requiredString(r, "child") },
+	"task_ended": func(r gjson.Result) string {
+		if !oneOf(r.Get("status"), "completed", "failed", "cancelled") {
+			return "status must be completed, failed or cancelled"
+		}
+		return ""
+	},
+	"interrupted": func(r gjson.Result) string { return optionalStrings(r, "reason") },
+	"intent": func(r gjson.Result) string {
+		if msg := optionalStrings(r, "intent", "authorization", "key"); msg != "" {
+			return msg
+		}
+		if r.Get("key").Exists() {
+			return ""
+		}
+		return checkDestinationContent(r)
+	},
+	"authorization": func(r gjson.Result) string {
+		if msg := requiredString(r, "authorization"); msg != "" {
+			return msg
+		}
+		if msg := optionalStrings(r, "by", "reason", "key"); msg != "" {
+			return msg
+		}
+		if r.Get("key").Exists() {
+			return ""
+		}
+		return checkDestinationContent(r)
+	},
+	"gate_check": func(r gjson.Result) string {
+		if !oneOf(r.Get("checkpoint"), "resume", "picker", "send") {
+			return "checkpoint must be resume, picker or send"
+		}
+		if !oneOf(r.Get("decision"), "allow", "stop") {
+			return "decision must be allow or stop"
+		}
+		return ""
+	},
+	"picker_opened":    evidence,
+	"picker_dismissed": evidence,
+	"picker_accepted":  func(r gjson.Result) string { return optionalStrings(r, "intent", "file") },
+	"send_fired":       evidence,
+	"request_sent":     func(r gjson.Result) string { return optionalStrings(r, "intent", "idempotency_token") },
+	"response": func(r gjson.Result) string {
+		ok := r.Get("ok")
+		if ok.Type != gjson.True && ok.Type != gjson.False {
+			return "ok must be true or false"
+		}
+		if st := r.Get("status"); st.Exists() && st.Type != gjson.Number {
+			return "status must be a number"
+		}
+		return evidence(r)
+	},
+	"outgoing_item_seen": detail,
+	"ui_changed":         detail,
+	"timeout":            detail,
+	"response_lost":      detail,
+	"failure_shown":      detail,
+	"readback": func(r gjson.Result) string {
+		if !oneOf(r.Get("result"), "confirmed", "mismatch", "unavailable") {
+			return "result must be confirmed, mismatch or unavailable"
+		}
+		return evidence(r)
+	},
+	"status": func(r gjson.Result) string {
+		if !oneOf(r.Get("label"), "not_sent", "sent_verified", "send_status_unknown") {
+			return "label must be not_sent, sent_verified or send_status_unknown"
+		}
+		return evidence(r)
+	},
+}
+
+func evidence(r gjson.Result) string { return optionalStrings(r, "intent") }
+func detail(r gjson.Result) string   { return optionalStrings(r, "intent", "detail") }
+
+func checkDestinationContent(r gjson.Result) string {
+	d := r.Get("destination")
+	if !d.IsObject() {
+		return "needs destination {provider, id, title} or key"
+	}
+	if msg := optionalStrings(d, "provider", "id", "title"); msg != "" {
+		return "destination: " + msg
+	}
+	if !(isString(d.Get("provider")) && isString(d.Get("id"))) && !isString(d.Get("title")) {
+		return "destination needs provider and id, or a title"
+	}
+	c := r.Get("content")
+	if !c.IsObject() {
+		return "needs content {sha256 or path}"
+	}
+	if msg := optionalStrings(c, "sha256", "path", "name"); msg != "" {
+		return "content: " + msg
+	}
+	if !isString(c.Get("sha256")) && !isString(c.Get("path")) {
+		return "content needs sha256 or path"
+	}
+	return ""
+}
+
+func isString(r gjson.Result) bool { return r.Type == gjson.String && r.Str != "" }
+
+func oneOf(r gjson.Result, values ...string) bool {
+	if r.Type != gjson.String {
+		return false
+	}
+	for _, v := range values {
+		if r.Str == v {
+			return true
+		}
+	}
+	return false
+}
+
+func requiredString(r gjson.Result, name string) string {
+	if !isString(r.Get(name)) {
+		return name + " must be a non-empty string"
+	}
+	return ""
+}
+
+func optionalStrings(r gjson.Result, names ...string) string {
+	for _, n := range names {
+		if v := r.Get(n); v.Exists() && !isString(v) {
+			return n + " must be a non-empty string"
+		}
+	}
+	return ""
+}
+
+// readNative reads one effectlint/v1 JSON Lines stream. It never stops at a
+// bad line: each one becomes a Problem and reading goes on.
+func readNative(src io.Reader, in *Input, maxLine int, emit func(Event)) {
+	lr := newLineReader(src, maxLine)
+	unknown := map[string]int{}
+	var unknownOrder []string
+	for {
+		l, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			// Lines after a read error are lost, and they may belong to any
+			// task in this file: a file-level problem (no task).
+			in.Problems = append(in.Problems, Problem{File: in.Path, Line: lr.line + 1,
+				Message: "input ends early: " + err.Error()})
+			break
+		}
+		if len(strings.TrimSpace(string(l.bytes))) == 0 && !l.tooLong {
+			continue
+		}
+		ev, problem := parseNativeLine(in.Path, l)
+		if problem != nil {
+			in.Problems = append(in.Problems, *problem)
+		}
+		if ev == nil {
+			continue
+		}
+		if knownTypes[ev.Type] == nil {
+			if unknown[ev.Type] == 0 {
+				unknownOrder = append(unknownOrder, ev.Type)
+			}
+			unknown[ev.Type]++
+		}
+		in.Events++
+		emit(*ev)
+	}
+	for _, t := range unknownOrder {
+		in.Notices = append(in.Notices, fmt.Sprintf("unknown event type %q on %d line(s): kept as facts, not interpreted", t, unknown[t]))
+	}
+}
+
+// parseNativeLine turns one line into an event. A line that cannot be placed
+// in time or attributed to a task yields no event; a line whose type-specific
+// fields are wrong yields both the event (its evidence still counts) and a
+// problem (its task's history is then incomplete).
+func parseNativeLine(file string, l rawLine) (*Event, *Problem) {
+	fail := func(task, msg string) (*Event, *Problem) {
+		return nil, &Problem{File: file, Line: l.num, Task: task, Message: msg}
+	}
+	b := l.bytes
+	if l.tooLong {
+		return fail(salvageTask(b), fmt.Sprintf("line is longer than the limit of %d bytes; skipped", len(b)))
+	}
+	if !utf8.Valid(b) {
+		return fail(salvageTask(b), "line is not valid UTF-8")
+	}
+	if !gjson.ValidBytes(b) {
+		if l.unterminated {
+			// A cut last line means the file was cut: later lines of any task
+			// in this file may be missing, so the problem names no task.
+			return fail("", "truncated last line (no newline and not valid JSON): the file may have been cut")
+		}
+		return fail(salvageTask(b), "not valid JSON")
+	}
+	r := gjson.ParseBytes(b)
+	if !r.IsObject() {
+		return fail("", "not a JSON object")
+	}
+	task := r.Get("task")
+	if !isString(task) {
+		return fail("", "missing task (a non-empty string)")
+	}
+	typ := r.Get("type")
+	if !isString(typ) {
+		return fail(task.Str, "missing type (a non-empty string)")
+	}
+	tsRaw := r.Get("ts")
+	if tsRaw.Type != gjson.String {
+		return fail(task.Str, "missing ts (an RFC 3339 time with offset)")
+	}
+	ts, err := time.Parse(time.RFC3339Nano, tsRaw.Str)
+	if err != nil {
+		return fail(task.Str, fmt.Sprintf("ts %q is not an RFC 3339 time with offset", clip(tsRaw.Str, 60)))
+	}
+	ev := &Event{File: file, Line: l.num, TS: ts, Task: task.Str, Type: typ.Str, Fields: map[string]any{}}
+	r.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "ts", "task", "type":
+		default:
+			ev.Fields[k.Str] = v.Value()
+		}
+		return true
+	})
+	if check := knownTypes[typ.Str]; check != nil {
+		if msg := check(r); msg != "" {
+			return ev, &Problem{File: file, Line: l.num, Task: task.Str, Message: typ.Str + ": " + msg}
+		}
+	}
+	return ev, nil
+}
+
+// salvageTask recovers the task id of a broken line when its `task` field is
+// still intact, so that the problem marks that task's history incomplete
+// rather than every task's.
+func salvageTask(b []byte) string {
+	if len(b) > 1<<20 {
+		b = b[:1<<20]
+	}
+	t := gjson.GetBytes(b, "task")
+	if t.Type == gjson.String && t.Str != "" && len(t.Str) <= 200 && utf8.ValidString(t.Str) {
+		return t.Str
+	}
+	return ""
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
