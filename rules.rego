@@ -156,11 +156,12 @@ scopes := [{
 # ---------------------------------------------------------------------------
 # Findings (SPEC §6). One rule per finding id; severity lives in METADATA.
 
-# finding builds one finding of a scope; meta is the calling rule's
-# rego.metadata.rule(), whose custom.severity is the finding's severity.
-finding(rule, meta, s, task, message, facts) := {
+# finding builds one finding of a scope. chain is the calling rule's
+# rego.metadata.chain(): the severity comes from the rule's METADATA
+# (scope: document, so one block covers every definition of the rule).
+finding(rule, chain, s, task, message, facts) := {
 	"rule": rule,
-	"severity": meta.custom.severity,
+	"severity": severity_of(chain),
 	"key": s.key,
 	"scope": s.scope,
 	"task": task,
@@ -169,6 +170,12 @@ finding(rule, meta, s, task, message, facts) := {
 }
 
 pointers(facts) := [f.at | some f in facts]
+
+# A rule without custom.severity yields "unspecified", which the engine
+# rejects: a finding must never vanish because its metadata is missing.
+severity_of(chain) := sev if {
+	sev := [s | some entry in chain; s := entry.annotations.custom.severity][0]
+} else := "unspecified"
 
 # Crossing units: each untokened submission is one unit; all submissions
 # with one provider token are one unit (the provider deduplicates them); a
@@ -190,6 +197,7 @@ unit_of(f, sub_episodes) := ["token", f.idempotency_token] if {
 }
 
 # METADATA
+# scope: document
 # title: Duplicate delivery
 # description: >-
 #   Two or more crossing episodes in one key scope: by different tasks, by one
@@ -209,12 +217,13 @@ duplicate_delivery contains f if {
 	ordered := sort([g.seq | some g in firsts])
 	second := [g | some g in firsts; g.seq == ordered[1]][0]
 	evidence := [g | some seq in ordered; some g in firsts; g.seq == seq]
-	f := finding("DUPLICATE_DELIVERY", rego.metadata.rule(), s, second.task,
+	f := finding("DUPLICATE_DELIVERY", rego.metadata.chain(), s, second.task,
 		sprintf("%d crossing episodes in one key scope: the effect may have happened %d times", [count(units), count(units)]),
 		evidence)
 }
 
 # METADATA
+# scope: document
 # title: Provider deduplicated
 # description: A repeated submission carried the same provider idempotency token.
 # custom:
@@ -225,7 +234,7 @@ provider_deduplicated contains f if {
 	some token in tokens
 	subs := [g | some g in s.facts; submission(g); g.idempotency_token == token]
 	count(subs) >= 2
-	f := finding("PROVIDER_DEDUPLICATED", rego.metadata.rule(), s, subs[1].task,
+	f := finding("PROVIDER_DEDUPLICATED", rego.metadata.chain(), s, subs[1].task,
 		sprintf("%d submissions carried the provider idempotency token %q", [count(subs), token]),
 		subs)
 }
@@ -238,6 +247,7 @@ episode_firsts(facts) := [first |
 ]
 
 # METADATA
+# scope: document
 # title: Duplicate-risk resume
 # description: >-
 #   A task crossed after the scope had been consumed by an earlier crossing
@@ -252,7 +262,7 @@ duplicate_risk_resume contains f if {
 	count(earlier) > 0
 	prior := earlier[0]
 	whose := prior_owner(prior, c)
-	f := finding("DUPLICATE_RISK_RESUME", rego.metadata.rule(), s, c.task,
+	f := finding("DUPLICATE_RISK_RESUME", rego.metadata.chain(), s, c.task,
 		sprintf("task %s crossed at %s after the scope was consumed by %s crossing at %s", [c.task, c.ts, whose, prior.ts]),
 		[prior, c])
 }
@@ -261,6 +271,7 @@ prior_owner(prior, c) := "its own" if prior.task == c.task
 else := sprintf("task %s's", [prior.task])
 
 # METADATA
+# scope: document
 # title: Ignored gate stop
 # description: A task crossed after its own gate_check said stop, with no later allow.
 # custom:
@@ -275,7 +286,7 @@ ignored_gate_stop contains f if {
 	last.decision != "allow"
 	# Report each ignored stop once, at the first crossing after it.
 	not crossed_between(s.facts, c.task, last.seq, c.seq)
-	f := finding("IGNORED_GATE_STOP", rego.metadata.rule(), s, c.task,
+	f := finding("IGNORED_GATE_STOP", rego.metadata.chain(), s, c.task,
 		sprintf("task %s crossed (%s) after its %s check said stop", [c.task, c.type, last.checkpoint]),
 		[last, c])
 }
@@ -289,6 +300,7 @@ crossed_between(facts, task, from, to) if {
 }
 
 # METADATA
+# scope: document
 # title: Stale gate decision
 # description: >-
 #   The allowing check that preceded a crossing was older than another task's
@@ -304,12 +316,13 @@ stale_gate_decision contains f if {
 	allow := allows[count(allows) - 1]
 	races := [x | some x in s.facts; crossing(x); x.task != c.task; x.seq > allow.seq; x.seq < c.seq]
 	count(races) > 0
-	f := finding("STALE_GATE_DECISION", rego.metadata.rule(), s, c.task,
+	f := finding("STALE_GATE_DECISION", rego.metadata.chain(), s, c.task,
 		sprintf("task %s used a %s allow from %s after task %s crossed at %s", [c.task, cp, allow.ts, races[0].task, races[0].ts]),
 		[allow, races[0], c])
 }
 
 # METADATA
+# scope: document
 # title: Unchecked crossing
 # description: >-
 #   A crossing with no allowing check at its checkpoint earlier in the same
@@ -321,7 +334,7 @@ unchecked_crossing contains f if {
 	some c in s.facts
 	cp := checkpoint_of(c)
 	not checked_before(s.facts, c, cp)
-	f := finding("UNCHECKED_CROSSING", rego.metadata.rule(), s, c.task,
+	f := finding("UNCHECKED_CROSSING", rego.metadata.chain(), s, c.task,
 		sprintf("task %s: %s with no allowing %s check earlier in the segment", [c.task, c.type, cp]),
 		[c])
 }
@@ -335,6 +348,7 @@ checked_before(facts, c, cp) if {
 }
 
 # METADATA
+# scope: document
 # title: No re-check after interruption
 # description: >-
 #   After an interruption, or in a resumed task, the task approached or crossed
@@ -352,7 +366,7 @@ no_recheck_after_interruption contains f if {
 	first := acts[0]
 	not resume_checked_before(s.facts, first)
 	why := resume_cause(t, seg)
-	f := finding("NO_RECHECK_AFTER_INTERRUPTION", rego.metadata.rule(), s, id,
+	f := finding("NO_RECHECK_AFTER_INTERRUPTION", rego.metadata.chain(), s, id,
 		sprintf("task %s %s, then %s without a resume check", [id, why, first.type]),
 		array.concat(interruption_facts(t, seg), [first]))
 }
@@ -383,6 +397,7 @@ resume_checked_before(facts, act) if {
 }
 
 # METADATA
+# scope: document
 # title: Label contradicts evidence
 # description: >-
 #   A task's label disagrees with the evidence: not_sent after its own crossing
@@ -398,7 +413,7 @@ label_contradicts_evidence contains f if {
 	bad := [g | some g in before; contradicts_not_sent(g, before)]
 	count(bad) > 0
 	g := bad[0]
-	f := finding("LABEL_CONTRADICTS_EVIDENCE", rego.metadata.rule(), s, l.task,
+	f := finding("LABEL_CONTRADICTS_EVIDENCE", rego.metadata.chain(), s, l.task,
 		sprintf("task %s says not_sent after its own %s", [l.task, g.type]),
 		[g, l])
 }
@@ -409,7 +424,7 @@ label_contradicts_evidence contains f if {
 	l.type == "status"
 	l.label == "sent_verified"
 	not confirmed_before(s.facts, l.seq)
-	f := finding("LABEL_CONTRADICTS_EVIDENCE", rego.metadata.rule(), s, l.task,
+	f := finding("LABEL_CONTRADICTS_EVIDENCE", rego.metadata.chain(), s, l.task,
 		sprintf("task %s says sent_verified, but no confirmation precedes it", [l.task]),
 		[l])
 }
@@ -425,6 +440,7 @@ confirmed_before(facts, seq) if {
 }
 
 # METADATA
+# scope: document
 # title: Unreadable history
 # description: An input could not be fully read, or a referenced task has no history.
 # custom:
@@ -434,25 +450,20 @@ unreadable_history contains f if {
 	count(inp.problems) > 0
 	f := {
 		"rule": "UNREADABLE_HISTORY",
-		"severity": rego.metadata.rule().custom.severity,
+		"severity": severity_of(rego.metadata.chain()),
 		"key": null, "scope": null, "task": null,
 		"message": sprintf("%s: %d part(s) could not be read; first at line %d: %s", [inp.path, count(inp.problems), inp.problems[0].line, inp.problems[0].message]),
 		"evidence": [{"file": p.file, "line": p.line} | some p in inp.problems],
 	}
 }
 
-# METADATA
-# title: Unreadable history
-# description: An input could not be fully read, or a referenced task has no history.
-# custom:
-#   severity: high
 unreadable_history contains f if {
 	some t in input.tasks
 	not t.history
 	refs := [r.start | some r in input.tasks; r.history; references(r, t.id)]
 	f := {
 		"rule": "UNREADABLE_HISTORY",
-		"severity": rego.metadata.rule().custom.severity,
+		"severity": severity_of(rego.metadata.chain()),
 		"key": null, "scope": null, "task": t.id,
 		"message": sprintf("task %s is referenced but has no history in the inputs", [t.id]),
 		"evidence": refs,
@@ -464,6 +475,7 @@ references(r, id) if r.parent == id
 references(r, id) if r.resumes == id
 
 # METADATA
+# scope: document
 # title: Unkeyed crossing
 # description: Crossing evidence that cannot be tied to a key.
 # custom:
@@ -474,7 +486,7 @@ unkeyed_crossing contains f if {
 	cs := [g | some g in input.unkeyed; g.task == id; crossing(g)]
 	f := {
 		"rule": "UNKEYED_CROSSING",
-		"severity": rego.metadata.rule().custom.severity,
+		"severity": severity_of(rego.metadata.chain()),
 		"key": null, "scope": null, "task": id,
 		"message": sprintf("task %s: %d crossing event(s) not tied to a key: %s", [id, count(cs), cs[0].unkeyed_because]),
 		"evidence": pointers(cs),
@@ -482,6 +494,7 @@ unkeyed_crossing contains f if {
 }
 
 # METADATA
+# scope: document
 # title: Unknown authorization
 # description: An intent names an authorization with no record for its key.
 # custom:
@@ -494,7 +507,7 @@ unknown_authorization contains f if {
 	not authorized(i.authorization, i.key)
 	f := {
 		"rule": "UNKNOWN_AUTHORIZATION",
-		"severity": rego.metadata.rule().custom.severity,
+		"severity": severity_of(rego.metadata.chain()),
 		"key": i.key, "scope": i.scope, "task": t.id,
 		"message": sprintf("task %s's intent %s names authorization %q, which has no record for this key", [t.id, i.id, i.authorization]),
 		"evidence": [i.at],
@@ -508,6 +521,7 @@ authorized(id, key) if {
 }
 
 # METADATA
+# scope: document
 # title: Ambiguous destination
 # description: One display title is used for two different provider identities.
 # custom:
@@ -517,7 +531,7 @@ ambiguous_destination contains f if {
 	count(uses) >= 2
 	f := {
 		"rule": "AMBIGUOUS_DESTINATION",
-		"severity": rego.metadata.rule().custom.severity,
+		"severity": severity_of(rego.metadata.chain()),
 		"key": null, "scope": null, "task": null,
 		"message": sprintf("title %q names %d destinations: %s", [title, count(uses), concat(", ", [u.identity | some u in uses])]),
 		"evidence": [u.at | some u in uses],
@@ -525,6 +539,7 @@ ambiguous_destination contains f if {
 }
 
 # METADATA
+# scope: document
 # title: Weak destination identity
 # description: A key built from a display title alone (two channels can share a title).
 # custom:
@@ -535,7 +550,7 @@ weak_destination_identity contains f if {
 	i.weak_destination
 	f := {
 		"rule": "WEAK_DESTINATION_IDENTITY",
-		"severity": rego.metadata.rule().custom.severity,
+		"severity": severity_of(rego.metadata.chain()),
 		"key": i.key, "scope": i.scope, "task": t.id,
 		"message": sprintf("task %s's intent %s names its destination by title only (%q)", [t.id, i.id, i.destination.title]),
 		"evidence": [i.at],
@@ -543,6 +558,7 @@ weak_destination_identity contains f if {
 }
 
 # METADATA
+# scope: document
 # title: Authorized redelivery
 # description: A person authorized one more delivery; a new scope was opened.
 # custom:
@@ -552,7 +568,7 @@ authorized_redelivery contains f if {
 	a.key != ""
 	f := {
 		"rule": "AUTHORIZED_REDELIVERY",
-		"severity": rego.metadata.rule().custom.severity,
+		"severity": severity_of(rego.metadata.chain()),
 		"key": a.key, "scope": a.id, "task": null,
 		"message": sprintf("authorization %s by %s opened a new scope: %s", [a.id, a.by, a.reason]),
 		"evidence": [a.at],
@@ -649,15 +665,21 @@ stop contains reason(4, "UNKNOWN_AUTHORIZATION", sprintf("authorization %q has n
 	not authorized(q.authorization, q.key)
 }
 
-stop contains reason(5, "KEY_CONSUMED", sprintf("the scope is %s by the evidence of task(s) %s", [others_state, concat(", ", tasks_of(decisive))]), decisive) if {
+# Consumption by evidence only: an incomplete history is HISTORY_UNREADABLE's
+# reason, so KEY_CONSUMED always points at the facts that consumed the scope.
+consumed_by := [f | some f in others_facts; consuming(f)]
+
+stop contains reason(5, "KEY_CONSUMED", msg, consumed_by) if {
 	others_state in consumed_states
-	decisive := [f | some f in others_facts; consuming(f)]
+	count(consumed_by) > 0
+	msg := sprintf("the scope is %s by the evidence of task(s) %s", [others_state, concat(", ", tasks_of(consumed_by))])
 }
 
-stop contains reason(5, "KEY_CONSUMED", sprintf("task %s holds an unresolved approach (%s at %s)", [a.task, a.type, a.ts]), [a]) if {
-	some a in others_facts
-	unresolved_approach(a, others_facts)
-	not a.segment_ended
+held_approaches := [a | some a in others_facts; not a.segment_ended; unresolved_approach(a, others_facts)]
+
+stop contains reason(5, "KEY_CONSUMED", msg, held_approaches) if {
+	count(held_approaches) > 0
+	msg := sprintf("task(s) %s hold an unresolved approach (%s) and may be about to cross", [concat(", ", tasks_of(held_approaches)), concat(", ", [a.type | some a in held_approaches])])
 }
 
 # Facts that can consume a scope, shown as the reason's evidence.
@@ -672,29 +694,38 @@ consuming(f) if {
 
 tasks_of(facts) := sort({f.task | some f in facts})
 
-stop contains reason(6, "ALREADY_CROSSED", sprintf("task %s crossed (%s) before an interruption", [q.task, f.type]), [f]) if {
-	some f in own_facts
+# Everything the asking task itself did that crossed, or may have.
+own_crossed := [f | some f in own_facts; already_crossed(f)]
+
+stop contains reason(6, "ALREADY_CROSSED", msg, own_crossed) if {
+	count(own_crossed) > 0
+	msg := sprintf("task %s itself crossed or may have: %s", [q.task, concat(", ", [own_crossing_text(f) | some f in own_crossed])])
+}
+
+# A crossing in an ended segment: before an interruption (or the task's end).
+already_crossed(f) if {
 	crossing(f)
 	f.segment_ended
 }
 
-stop contains reason(6, "ALREADY_CROSSED", sprintf("task %s already crossed (%s) in this segment", [q.task, f.type]), [f]) if {
-	some f in own_facts
+already_crossed(f) if {
 	crossing(f)
 	not f.segment_ended
 	not own_picker_before_send(f)
 }
 
-stop contains reason(6, "ALREADY_CROSSED", sprintf("task %s labelled itself %s", [q.task, f.label]), [f]) if {
-	some f in own_facts
-	label_claims_sent(f)
-}
+already_crossed(f) if label_claims_sent(f)
 
-stop contains reason(6, "ALREADY_CROSSED", sprintf("task %s approached (%s) before an interruption and never resolved it: the send control may have fired", [q.task, f.type]), [f]) if {
-	some f in own_facts
+# An approach left unresolved when its segment ended: the send control may
+# have fired.
+already_crossed(f) if {
 	f.segment_ended
 	unresolved_approach(f, own_facts)
 }
+
+own_crossing_text(f) := sprintf("label %s at %s", [f.label, f.ts]) if f.type == "status"
+else := sprintf("%s at %s, before its segment ended", [f.type, f.ts]) if f.segment_ended
+else := sprintf("%s at %s", [f.type, f.ts])
 
 # The task's own picker_accepted does not stop its own send check.
 own_picker_before_send(f) if {
@@ -725,7 +756,7 @@ allow_message := sprintf("authorization %s opened this scope and task %s is its 
 	allow_reason == "ELECTED_EXECUTOR"
 } else := sprintf("every earlier task of the scope ended without crossing (%s)", [concat(", ", [t.id | some t in other_tasks])]) if {
 	allow_reason == "PRIOR_NOT_SENT"
-} else := "no task in the inputs has this key scope"
+} else := "no other task in the inputs has this key scope"
 
 gate := {
 	"decision": decision,

@@ -60,7 +60,7 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 		e := &b.events[seq]
 		t := f.task(e.Task)
 		if !t.History {
-			t.History, t.startSeq, t.StartTS = true, seq, formatTS(e.TS)
+			t.History, t.startSeq, t.startTime, t.StartTS = true, seq, e.TS, formatTS(e.TS)
 			t.Start = Pointer{e.File, e.Line}
 		}
 		t.files[e.File] = true
@@ -205,8 +205,8 @@ func (f *Facts) sortedTaskIDs() []string {
 	return ids
 }
 
-// rankTasks orders tasks by start time, ties by id, as the executor
-// election of SPEC §5 needs. Tasks without history come last.
+// rankTasks orders tasks by start time, ties by id (not by file order), as
+// the executor election of SPEC §5 needs. Tasks without history come last.
 func (f *Facts) rankTasks() {
 	ids := f.sortedTaskIDs()
 	sort.SliceStable(ids, func(i, j int) bool {
@@ -214,7 +214,10 @@ func (f *Facts) rankTasks() {
 		if a.History != b.History {
 			return a.History
 		}
-		return a.startSeq < b.startSeq
+		if !a.startTime.Equal(b.startTime) {
+			return a.startTime.Before(b.startTime)
+		}
+		return a.ID < b.ID
 	})
 	for i, id := range ids {
 		f.Tasks[id].StartRank = i

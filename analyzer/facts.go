@@ -1,6 +1,10 @@
 package analyzer
 
-import "github.com/effectlint/effectlint/transcripts"
+import (
+	"time"
+
+	"github.com/effectlint/effectlint/transcripts"
+)
 
 // FactsVersion names the shape of the policy input. `effectlint facts`
 // prints exactly this document, and rules.rego reads it as `input`.
@@ -76,8 +80,9 @@ type Task struct {
 	KeyUnknown bool    `json:"key_unknown"`
 	Start      Pointer `json:"start"`
 
-	files    map[string]bool
-	startSeq int
+	files     map[string]bool
+	startSeq  int
+	startTime time.Time
 	endSeq   int
 }
 

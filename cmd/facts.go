@@ -24,6 +24,6 @@ func newFacts(env Env) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&c.maxLineBytes, "max-line-bytes", 64<<20, "longest input line read; longer lines are problems")
+	c.registerInputFlags(cmd)
 	return cmd
 }

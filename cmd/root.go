@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -91,12 +92,19 @@ type commonFlags struct {
 	format       string
 	color        string
 	maxLineBytes int
+	asOf         string
 }
 
 func (c *commonFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&c.format, "format", "text", "output format: text or json")
 	cmd.Flags().StringVar(&c.color, "color", "auto", "color: auto, always or never (auto honours NO_COLOR)")
+	c.registerInputFlags(cmd)
+}
+
+// registerInputFlags are the flags that change what is read.
+func (c *commonFlags) registerInputFlags(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&c.maxLineBytes, "max-line-bytes", transcripts.DefaultMaxLineBytes, "longest input line read; longer lines are problems")
+	cmd.Flags().StringVar(&c.asOf, "as-of", "", "replay: ignore events after this RFC 3339 time (what did the evidence say then?)")
 }
 
 func (c *commonFlags) renderer() (report.Renderer, error) {
@@ -118,7 +126,19 @@ func load(env Env, paths []string, c *commonFlags) (*analyzer.Facts, error) {
 		return nil, fail(ExitError, "no input: name files or directories, or - for standard input")
 	}
 	b := analyzer.New()
-	res, err := transcripts.Read(paths, transcripts.Options{Stdin: env.Stdin, MaxLineBytes: c.maxLineBytes}, b.Add)
+	add := b.Add
+	if c.asOf != "" {
+		asOf, err := time.Parse(time.RFC3339Nano, c.asOf)
+		if err != nil {
+			return nil, fail(ExitError, "--as-of %q is not an RFC 3339 time with offset", c.asOf)
+		}
+		add = func(e transcripts.Event) {
+			if !e.TS.After(asOf) {
+				b.Add(e)
+			}
+		}
+	}
+	res, err := transcripts.Read(paths, transcripts.Options{Stdin: env.Stdin, MaxLineBytes: c.maxLineBytes}, add)
 	if err != nil {
 		return nil, fail(ExitError, "%v", err)
 	}

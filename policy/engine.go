@@ -99,7 +99,7 @@ func ruleCatalog(c *ast.Compiler) []RuleInfo {
 	seen := map[string]bool{}
 	for _, ref := range c.GetAnnotationSet().Flatten() {
 		a := ref.Annotations
-		if a == nil || a.Scope != "rule" {
+		if a == nil || (a.Scope != "rule" && a.Scope != "document") {
 			continue
 		}
 		sev, _ := a.Custom["severity"].(string)
@@ -185,6 +185,11 @@ func (e *Engine) Analyze(ctx context.Context, f *analyzer.Facts) (*Analysis, err
 	var out Analysis
 	if err := evalInto(ctx, e.analyze, in, &out); err != nil {
 		return nil, err
+	}
+	for _, fd := range out.Findings {
+		if SeverityRank(fd.Severity) == 0 {
+			return nil, fmt.Errorf("policy: rule %s gave severity %q; give the rule a METADATA block with custom.severity (critical, high, medium, low or info)", fd.Rule, fd.Severity)
+		}
 	}
 	sort.SliceStable(out.Findings, func(i, j int) bool { return findingLess(out.Findings[i], out.Findings[j]) })
 	return &out, nil
