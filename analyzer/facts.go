@@ -83,7 +83,7 @@ type Task struct {
 	files     map[string]bool
 	startSeq  int
 	startTime time.Time
-	endSeq   int
+	endSeq    int
 }
 
 // Interruption is an `interrupted` event; it starts segment Segment.
