@@ -1,0 +1,194 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/sebdah/goldie/v2"
+)
+
+// Scenario tests: every folder of testdata/scenarios is a recorded history.
+// testdata/expect/<name>.json says, by hand and from SPEC.md, what the
+// verdicts must be (states, findings, gate decisions); those are asserted
+// first. The whole outputs are then compared with goldens in
+// testdata/golden/<name>/ (refresh with GOLDIE_UPDATE=1, then read the diff).
+
+type expectation struct {
+	About    string   `json:"about"`
+	Exit     int      `json:"exit"`
+	Scopes   []scope  `json:"scopes"`
+	Findings []string `json:"findings"` // "RULE task", "-" for no task
+	Checks   []struct {
+		Name     string   `json:"name"`
+		Args     []string `json:"args"`
+		Decision string   `json:"decision"`
+		Reasons  []string `json:"reasons"`
+	} `json:"checks"`
+}
+
+type scope struct {
+	Destination string `json:"destination"` // provider/id or title:<title>
+	Scope       string `json:"scope"`
+	State       string `json:"state"`
+}
+
+// run runs effectlint in-process and returns stdout, stderr and exit code.
+func run(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Main(args, Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Rules: builtinRules(t)})
+	return out.String(), errOut.String(), code
+}
+
+var rulesSource string
+
+func builtinRules(t *testing.T) string {
+	t.Helper()
+	if rulesSource == "" {
+		wd, _ := os.Getwd()
+		for dir := wd; ; dir = filepath.Dir(dir) {
+			if b, err := os.ReadFile(filepath.Join(dir, "rules.rego")); err == nil {
+				if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+					rulesSource = string(b)
+					break
+				}
+			}
+			if dir == filepath.Dir(dir) {
+				t.Fatal("rules.rego not found above the working directory")
+			}
+		}
+	}
+	return rulesSource
+}
+
+func TestScenarios(t *testing.T) {
+	builtinRules(t)
+	root, err := filepath.Abs("../testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, err := os.ReadDir(filepath.Join(root, "scenarios"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) < 8 {
+		t.Fatalf("found %d scenarios, want at least the eight incident situations", len(dirs))
+	}
+	for _, d := range dirs {
+		name := d.Name()
+		t.Run(name, func(t *testing.T) {
+			var exp expectation
+			b, err := os.ReadFile(filepath.Join(root, "expect", name+".json"))
+			if err != nil {
+				t.Fatalf("every scenario needs hand-written expectations: %v", err)
+			}
+			if err := json.Unmarshal(b, &exp); err != nil {
+				t.Fatalf("expect/%s.json: %v", name, err)
+			}
+			// Run inside the scenario so that reported paths are short and
+			// the same on every machine.
+			t.Chdir(filepath.Join(root, "scenarios", name))
+			g := goldie.New(t, goldie.WithFixtureDir(filepath.Join(root, "golden", name)), goldie.WithNameSuffix(".golden"))
+
+			out, stderr, code := run(t, "analyze", "--format", "json", ".")
+			if code != exp.Exit {
+				t.Errorf("analyze exit = %d, want %d (stderr %q)", code, exp.Exit, stderr)
+			}
+			assertVerdicts(t, out, exp)
+			g.Assert(t, "analyze.json", []byte(out))
+
+			text, _, textCode := run(t, "analyze", "--color", "never", ".")
+			if textCode != code {
+				t.Errorf("text analyze exit %d differs from json %d", textCode, code)
+			}
+			g.Assert(t, "analyze.txt", []byte(text))
+
+			for _, c := range exp.Checks {
+				args := append([]string{"check", "--format", "json"}, c.Args...)
+				out, stderr, code := run(t, append(args, ".")...)
+				wantCode := ExitFindings
+				if c.Decision == "allow" {
+					wantCode = ExitOK
+				}
+				if code != wantCode {
+					t.Errorf("check %s: exit %d, want %d (stderr %q)", c.Name, code, wantCode, stderr)
+				}
+				var got struct {
+					Decision string `json:"decision"`
+					Reasons  []struct {
+						Rule string `json:"rule"`
+					} `json:"reasons"`
+				}
+				if err := json.Unmarshal([]byte(out), &got); err != nil {
+					t.Fatalf("check %s: output is not JSON: %v\n%s", c.Name, err, out)
+				}
+				var rules []string
+				for _, r := range got.Reasons {
+					rules = append(rules, r.Rule)
+				}
+				if got.Decision != c.Decision || strings.Join(rules, ",") != strings.Join(c.Reasons, ",") {
+					t.Errorf("check %s: %s %v, want %s %v", c.Name, got.Decision, rules, c.Decision, c.Reasons)
+				}
+				g.Assert(t, "check-"+c.Name+".json", []byte(out))
+				text, _, _ := run(t, append([]string{"check", "--color", "never"}, append(c.Args, ".")...)...)
+				g.Assert(t, "check-"+c.Name+".txt", []byte(text))
+			}
+		})
+	}
+}
+
+func assertVerdicts(t *testing.T, out string, exp expectation) {
+	t.Helper()
+	var rep struct {
+		Keys []struct {
+			Scope       string `json:"scope"`
+			State       string `json:"state"`
+			Destination struct {
+				Provider, ID, Title string
+			} `json:"destination"`
+		} `json:"keys"`
+		Findings []struct {
+			Rule string  `json:"rule"`
+			Task *string `json:"task"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("analyze output is not JSON: %v\n%s", err, out)
+	}
+	var gotScopes, wantScopes []string
+	for _, k := range rep.Keys {
+		dest := k.Destination.Provider + "/" + k.Destination.ID
+		if k.Destination.Provider == "" {
+			dest = "title:" + strings.ToLower(k.Destination.Title)
+		}
+		gotScopes = append(gotScopes, dest+" "+k.Scope+" "+k.State)
+	}
+	for _, s := range exp.Scopes {
+		wantScopes = append(wantScopes, s.Destination+" "+s.Scope+" "+s.State)
+	}
+	assertSameMultiset(t, "key scopes", gotScopes, wantScopes)
+	var gotFindings []string
+	for _, f := range rep.Findings {
+		task := "-"
+		if f.Task != nil {
+			task = *f.Task
+		}
+		gotFindings = append(gotFindings, f.Rule+" "+task)
+	}
+	assertSameMultiset(t, "findings", gotFindings, exp.Findings)
+}
+
+func assertSameMultiset(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	g, w := append([]string{}, got...), append([]string{}, want...)
+	sort.Strings(g)
+	sort.Strings(w)
+	if strings.Join(g, "\n") != strings.Join(w, "\n") {
+		t.Errorf("%s:\n got  %q\n want %q", what, g, w)
+	}
+}
