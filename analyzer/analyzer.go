@@ -38,10 +38,19 @@ func New() *Builder { return &Builder{hashes: map[string]hashResult{}} }
 // Add records one event. Events may come in any order; Build orders them.
 func (b *Builder) Add(e transcripts.Event) { b.events = append(b.events, e) }
 
-// Build orders the events (by time; ties keep input order, and inputs are
-// read in path order) and derives the facts.
+// Build orders the events (by time; ties by task id, then input order, and
+// inputs are read in path order) and derives the facts.
 func (b *Builder) Build(read transcripts.Result) *Facts {
-	sort.SliceStable(b.events, func(i, j int) bool { return b.events[i].TS.Before(b.events[j].TS) })
+	// Ties between tasks break by task id, so that splitting the same
+	// events over files differently cannot change the order; one task's
+	// tied events keep their input order (stable sort).
+	sort.SliceStable(b.events, func(i, j int) bool {
+		a, c := &b.events[i], &b.events[j]
+		if !a.TS.Equal(c.TS) {
+			return a.TS.Before(c.TS)
+		}
+		return a.Task < c.Task
+	})
 	f := &Facts{
 		Version: FactsVersion, Inputs: read.Inputs, Skipped: read.Skipped,
 		Tasks: map[string]*Task{}, Scopes: []*Scope{}, Unkeyed: []Fact{},
@@ -188,7 +197,7 @@ func (f *Facts) markProblems() {
 			f.UnattributedProblems = append(f.UnattributedProblems, ptr)
 			for _, t := range f.Tasks {
 				if t.files[p.File] {
-					t.incomplete("unreadable lines in " + p.File)
+					t.incomplete("an unreadable part of " + p.File + " may be any task's")
 					t.Problems = append(t.Problems, ptr)
 				}
 			}
