@@ -1,0 +1,328 @@
+package policy_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/policy"
+	"github.com/effectlint/effectlint/transcripts"
+)
+
+// Property tests of the safety invariants (SPEC §4, §5, §8):
+//   - permuting lines and splitting them over files never changes a verdict;
+//   - adding crossing evidence never turns a stop into an allow, nor a
+//     consumed scope into a free one;
+//   - check never allows when any history is incomplete.
+// Histories are generated from the whole native vocabulary, so the rules
+// meet combinations no hand-written scenario has.
+
+var (
+	engineOnce sync.Once
+	engine     *policy.Engine
+	engineErr  error
+)
+
+func sharedEngine(t *rapid.T) *policy.Engine {
+	engineOnce.Do(func() {
+		src, err := os.ReadFile("../rules.rego")
+		if err != nil {
+			engineErr = err
+			return
+		}
+		engine, engineErr = policy.New(context.Background(), policy.Module{Name: "rules.rego", Source: string(src)})
+	})
+	if engineErr != nil {
+		t.Fatalf("engine: %v", engineErr)
+	}
+	return engine
+}
+
+const sha = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+
+var destinations = []string{"C024BE91L", "C0SECOND1"}
+
+// genEvent is one line before it is written: a task, a time and the rest.
+type genEvent struct {
+	task string
+	ts   time.Time
+	body string // JSON fields after ts, task
+}
+
+func (e genEvent) line() string {
+	return fmt.Sprintf(`{"ts":%q,"task":%q,%s}`, e.ts.Format(time.RFC3339), e.task, e.body)
+}
+
+var evidenceBodies = []string{
+	`"type":"gate_check","checkpoint":"resume","decision":"allow"`,
+	`"type":"gate_check","checkpoint":"picker","decision":"allow"`,
+	`"type":"gate_check","checkpoint":"send","decision":"allow"`,
+	`"type":"gate_check","checkpoint":"send","decision":"stop"`,
+	`"type":"gate_check","checkpoint":"picker","decision":"stop"`,
+	`"type":"picker_opened"`,
+	`"type":"picker_dismissed"`,
+	`"type":"picker_accepted"`,
+	`"type":"send_fired"`,
+	`"type":"request_sent"`,
+	`"type":"request_sent","idempotency_token":"tok-1"`,
+	`"type":"response","ok":true`,
+	`"type":"response","ok":false`,
+	`"type":"readback","result":"confirmed"`,
+	`"type":"readback","result":"mismatch"`,
+	`"type":"readback","result":"unavailable"`,
+	`"type":"outgoing_item_seen"`,
+	`"type":"ui_changed"`,
+	`"type":"timeout"`,
+	`"type":"response_lost"`,
+	`"type":"failure_shown"`,
+	`"type":"status","label":"not_sent"`,
+	`"type":"status","label":"sent_verified"`,
+	`"type":"status","label":"send_status_unknown"`,
+	`"type":"interrupted","reason":"overnight"`,
+}
+
+var crossingBodies = []string{
+	`"type":"picker_accepted"`, `"type":"send_fired"`, `"type":"request_sent"`,
+	`"type":"outgoing_item_seen"`, `"type":"readback","result":"unavailable"`,
+	`"type":"readback","result":"confirmed"`, `"type":"response","ok":false`,
+}
+
+// genHistory draws 1–4 tasks. Each task's events have strictly increasing
+// times (ties only between tasks), so any split over files orders them
+// the same way.
+func genHistory(t *rapid.T) [][]genEvent {
+	base := time.Date(2026, 11, 30, 7, 0, 0, 0, time.UTC)
+	n := rapid.IntRange(1, 4).Draw(t, "tasks")
+	var tasks [][]genEvent
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("t%d", i+1)
+		ts := base.Add(time.Duration(rapid.IntRange(0, 20).Draw(t, "start")) * time.Second)
+		next := func() time.Time {
+			ts = ts.Add(time.Duration(rapid.IntRange(1, 5).Draw(t, "step")) * time.Second)
+			return ts
+		}
+		var evs []genEvent
+		start := `"type":"task_started","relation":"sibling"`
+		resumed := i > 0 && rapid.IntRange(0, 4).Draw(t, "resumed") == 0
+		if resumed {
+			start = fmt.Sprintf(`"type":"task_started","relation":"resumed","resumes":"t%d"`, i)
+		}
+		evs = append(evs, genEvent{id, ts, start})
+		if !resumed {
+			dest := destinations[rapid.IntRange(0, len(destinations)-1).Draw(t, "dest")]
+			evs = append(evs, genEvent{id, next(), fmt.Sprintf(`"type":"intent","destination":{"provider":"slack","id":%q},"content":{"sha256":%q}`, dest, sha)})
+		}
+		for k := rapid.IntRange(0, 8).Draw(t, "events"); k > 0; k-- {
+			evs = append(evs, genEvent{id, next(), rapid.SampledFrom(evidenceBodies).Draw(t, "evidence")})
+		}
+		if rapid.Bool().Draw(t, "ended") {
+			evs = append(evs, genEvent{id, next(), `"type":"task_ended","status":"completed"`})
+		}
+		tasks = append(tasks, evs)
+	}
+	return tasks
+}
+
+// verdicts is everything decided about a history, without pointers (which
+// legitimately change when lines move between files).
+type verdicts struct {
+	states   map[string]string // scope id → state
+	findings []string
+	checks   map[string]string // "task checkpoint" → "decision RULE,RULE"
+	stops    map[string]bool
+}
+
+var checkpoints = []string{"resume", "picker", "send"}
+
+func evaluate(t *rapid.T, dir string, files map[string][]string) verdicts {
+	for name, lines := range files {
+		body := strings.Join(lines, "\n")
+		if len(lines) > 0 {
+			body += "\n"
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() {
+		for name := range files {
+			os.Remove(filepath.Join(dir, name))
+		}
+	}()
+	e := sharedEngine(t)
+	b := analyzer.New()
+	res, err := transcripts.Read([]string{dir}, transcripts.Options{}, b.Add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	facts := b.Build(res)
+	a, err := e.Analyze(context.Background(), facts)
+	if err != nil {
+		t.Fatalf("analyze: %v", err)
+	}
+	v := verdicts{states: map[string]string{}, checks: map[string]string{}, stops: map[string]bool{}}
+	for _, s := range a.Scopes {
+		v.states[s.ID] = s.State
+	}
+	for _, f := range a.Findings {
+		v.findings = append(v.findings, fmt.Sprintf("%s %s %s %s %s", f.Rule, f.Severity, deref(f.Key), deref(f.Scope), deref(f.Task)))
+	}
+	sort.Strings(v.findings)
+	asks := []struct {
+		task string
+		spec analyzer.IntentSpec
+	}{{task: "t9", spec: analyzer.IntentSpec{Destination: analyzer.Destination{Provider: "slack", ID: destinations[0]}, SHA256: sha}}}
+	for i := 1; i <= 4; i++ {
+		asks = append(asks, struct {
+			task string
+			spec analyzer.IntentSpec
+		}{task: fmt.Sprintf("t%d", i)})
+	}
+	for _, ask := range asks {
+		for _, cp := range checkpoints {
+			facts.Query = facts.Ask(ask.task, cp, ask.spec)
+			g, err := e.Check(context.Background(), facts)
+			if err != nil {
+				t.Fatalf("check %s %s: %v", ask.task, cp, err)
+			}
+			var rules []string
+			for _, r := range g.Reasons {
+				rules = append(rules, r.Rule)
+			}
+			k := ask.task + " " + cp
+			v.checks[k] = g.Decision + " " + strings.Join(rules, ",")
+			v.stops[k] = g.Decision != "allow"
+		}
+	}
+	return v
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return "-"
+	}
+	return *p
+}
+
+// oneFilePerTask is the plain layout of a history.
+func oneFilePerTask(tasks [][]genEvent) map[string][]string {
+	files := map[string][]string{}
+	for _, evs := range tasks {
+		for _, e := range evs {
+			files[e.task+".jsonl"] = append(files[e.task+".jsonl"], e.line())
+		}
+	}
+	return files
+}
+
+func TestProperty_PermutingAndSplittingLinesNeverChangesVerdicts(t *testing.T) {
+	dir := t.TempDir()
+	rapid.Check(t, func(t *rapid.T) {
+		tasks := genHistory(t)
+		want := evaluate(t, dir, oneFilePerTask(tasks))
+
+		var all []string
+		for _, evs := range tasks {
+			for _, e := range evs {
+				all = append(all, e.line())
+			}
+		}
+		perm := rapid.Permutation(all).Draw(t, "permutation")
+		nfiles := rapid.IntRange(1, 4).Draw(t, "files")
+		split := map[string][]string{}
+		for _, l := range perm {
+			name := fmt.Sprintf("part-%d.jsonl", rapid.IntRange(0, nfiles-1).Draw(t, "file"))
+			split[name] = append(split[name], l)
+		}
+		got := evaluate(t, dir, split)
+		assertSameVerdicts(t, got, want)
+	})
+}
+
+func assertSameVerdicts(t *rapid.T, got, want verdicts) {
+	if fmt.Sprint(got.states) != fmt.Sprint(want.states) {
+		t.Fatalf("states changed:\n got  %v\n want %v", got.states, want.states)
+	}
+	if strings.Join(got.findings, "\n") != strings.Join(want.findings, "\n") {
+		t.Fatalf("findings changed:\n got  %q\n want %q", got.findings, want.findings)
+	}
+	if fmt.Sprint(got.checks) != fmt.Sprint(want.checks) {
+		t.Fatalf("gate decisions changed:\n got  %v\n want %v", got.checks, want.checks)
+	}
+}
+
+var consumed = map[string]bool{"sent_verified": true, "send_status_unknown": true, "in_flight": true}
+
+func TestProperty_AddingCrossingEvidenceNeverFreesAKey(t *testing.T) {
+	dir := t.TempDir()
+	rapid.Check(t, func(t *rapid.T) {
+		tasks := genHistory(t)
+		before := evaluate(t, dir, oneFilePerTask(tasks))
+
+		// Insert one crossing into one task, between two of its events (or
+		// after the last), at a time no other event of that task has.
+		i := rapid.IntRange(0, len(tasks)-1).Draw(t, "task")
+		evs := tasks[i]
+		pos := rapid.IntRange(1, len(evs)).Draw(t, "position")
+		ts := evs[pos-1].ts.Add(500 * time.Millisecond)
+		added := genEvent{evs[0].task, ts, rapid.SampledFrom(crossingBodies).Draw(t, "crossing")}
+		grown := append(append(append([]genEvent{}, evs[:pos]...), added), evs[pos:]...)
+		tasks[i] = grown
+		after := evaluate(t, dir, oneFilePerTask(tasks))
+
+		for k, stop := range before.stops {
+			if stop && !after.stops[k] {
+				t.Fatalf("check %s was stop (%s) and became %s after adding %s to %s",
+					k, before.checks[k], after.checks[k], added.line(), added.task)
+			}
+		}
+		for id, st := range before.states {
+			if consumed[st] && !consumed[after.states[id]] {
+				t.Fatalf("scope %s was %s and became %s after adding %s", id, st, after.states[id], added.line())
+			}
+		}
+	})
+}
+
+func TestProperty_CheckNeverAllowsWithAnIncompleteHistory(t *testing.T) {
+	dir := t.TempDir()
+	rapid.Check(t, func(t *rapid.T) {
+		tasks := genHistory(t)
+		files := oneFilePerTask(tasks)
+		// Damage one line of one file the way broken automation does.
+		names := make([]string, 0, len(files))
+		for n := range files {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		name := rapid.SampledFrom(names).Draw(t, "file")
+		lines := files[name]
+		j := rapid.IntRange(0, len(lines)-1).Draw(t, "line")
+		l := lines[j]
+		switch rapid.IntRange(0, 3).Draw(t, "damage") {
+		case 0: // cut in the middle
+			lines[j] = l[:rapid.IntRange(1, len(l)-1).Draw(t, "cut")]
+		case 1: // invalid UTF-8
+			lines[j] = l[:len(l)/2] + "\xff\xfe" + l[len(l)/2:]
+		case 2: // garbage
+			lines[j] = "\x00\x01 not json"
+		case 3: // missing timestamp
+			lines[j] = strings.Replace(l, `"ts":`, `"tz":`, 1)
+		}
+		v := evaluate(t, dir, files)
+		for k, stop := range v.stops {
+			if !stop {
+				t.Fatalf("check %s allowed (%s) although %s line %d is unreadable: %q", k, v.checks[k], name, j+1, lines[j])
+			}
+		}
+	})
+}
