@@ -1,8 +1,10 @@
 package transcripts
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -242,7 +244,7 @@ func parseNativeLine(file string, l rawLine) (*Event, *Problem) {
 		switch k.Str {
 		case "ts", "task", "type":
 		default:
-			ev.Fields[k.Str] = v.Value()
+			ev.Fields[k.Str] = decode(v)
 		}
 		return true
 	})
@@ -273,4 +275,39 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// decode converts a JSON value for Event.Fields. Numbers stay json.Number
+// (their exact text). A number beyond float64 range (1e999999 is valid
+// JSON) would be +Inf, which neither encoding/json nor OPA accepts, so it
+// is kept as its text, a string: nothing is lost and nothing fails.
+func decode(r gjson.Result) any {
+	switch {
+	case r.Type == gjson.String:
+		return r.Str
+	case r.Type == gjson.Number:
+		if _, err := strconv.ParseFloat(r.Raw, 64); err != nil {
+			return r.Raw
+		}
+		return json.Number(r.Raw)
+	case r.Type == gjson.True:
+		return true
+	case r.Type == gjson.False:
+		return false
+	case r.IsArray():
+		out := []any{}
+		r.ForEach(func(_, v gjson.Result) bool {
+			out = append(out, decode(v))
+			return true
+		})
+		return out
+	case r.IsObject():
+		out := map[string]any{}
+		r.ForEach(func(k, v gjson.Result) bool {
+			out[k.Str] = decode(v)
+			return true
+		})
+		return out
+	}
+	return nil
 }

@@ -1,0 +1,68 @@
+package analyzer
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const hello = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824" // sha256("hello")
+
+func TestKey_CanonicalForm(t *testing.T) {
+	cases := []struct {
+		dest Destination
+		sha  string
+		want string
+	}{
+		{Destination{Provider: "slack", ID: "C024BE91L"}, hello, "v1|dest=slack/C024BE91L|sha256=" + hello},
+		{Destination{Provider: " Slack ", ID: "C024BE91L", Title: "#x"}, strings.ToUpper(hello), "v1|dest=slack/C024BE91L|sha256=" + hello},
+		{Destination{Provider: "api", ID: "https://h.example/a|b"}, hello, "v1|dest=api/https:%2F%2Fh.example%2Fa%7Cb|sha256=" + hello},
+		{Destination{Title: "  Finance   Reports "}, hello, "v1|title=finance%20reports|sha256=" + hello},
+		{Destination{Provider: "slack", Title: "#ops"}, hello, "v1|title=%23ops|sha256=" + hello},
+	}
+	for _, c := range cases {
+		k, err := NewKey(c.dest, c.sha)
+		if err != nil {
+			t.Fatalf("%+v: %v", c.dest, err)
+		}
+		if k.String() != c.want {
+			t.Errorf("%+v: key %q, want %q", c.dest, k.String(), c.want)
+		}
+		back, err := ParseKey(k.String())
+		if err != nil || back.String() != k.String() {
+			t.Errorf("round trip of %q: %q, %v", k.String(), back.String(), err)
+		}
+	}
+}
+
+func TestKey_Rejects(t *testing.T) {
+	for _, sha := range []string{"", "abc", strings.Repeat("g", 64)} {
+		if _, err := NewKey(Destination{Provider: "p", ID: "i"}, sha); err == nil {
+			t.Errorf("sha %q accepted", sha)
+		}
+	}
+	if _, err := NewKey(Destination{}, hello); err == nil {
+		t.Error("empty destination accepted")
+	}
+	for _, s := range []string{
+		"", "v2|dest=a/b|sha256=" + hello, "v1|dest=Slack/C1|sha256=" + hello, // not canonical: provider case
+		"v1|dest=ab|sha256=" + hello, "v1|x=a|sha256=" + hello, "v1|dest=a/b|sha256=zz",
+	} {
+		if _, err := ParseKey(s); err == nil {
+			t.Errorf("ParseKey(%q) accepted", s)
+		}
+	}
+}
+
+func TestKey_ContentPathHashesBytes(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "c.txt")
+	os.WriteFile(p, []byte("hello"), 0o644)
+	k, err := IntentSpec{Destination: Destination{Provider: "slack", ID: "C1"}, File: p}.Compute()
+	if err != nil || k.SHA256 != hello {
+		t.Fatalf("key %+v err %v", k, err)
+	}
+	if _, err := (IntentSpec{Destination: Destination{Provider: "slack", ID: "C1"}, File: p + ".missing"}).Compute(); err == nil {
+		t.Fatal("missing content file accepted")
+	}
+}

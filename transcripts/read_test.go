@@ -1,0 +1,176 @@
+package transcripts
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+const good = `{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"send_fired"}`
+
+func readString(t *testing.T, content string, maxLine int) (Input, []Event) {
+	t.Helper()
+	var evs []Event
+	res, err := Read([]string{"-"}, Options{Stdin: strings.NewReader(content), MaxLineBytes: maxLine}, func(e Event) { evs = append(evs, e) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Inputs) != 1 {
+		t.Fatalf("got %d inputs", len(res.Inputs))
+	}
+	return res.Inputs[0], evs
+}
+
+func TestRead_BadInputBecomesProblemsAndKeepsReadableEvents(t *testing.T) {
+	cases := []struct {
+		name        string
+		content     string
+		events      int
+		problemLine int    // 0: no problem expected
+		problemTask string // task the problem is attributed to
+		problemHas  string
+	}{
+		{"well formed", good + "\n" + good + "\n", 2, 0, "", ""},
+		{"no final newline but valid", good + "\n" + good, 2, 0, "", ""},
+		{"CRLF line ends", good + "\r\n" + good + "\r\n", 2, 0, "", ""},
+		{"blank lines are skipped", "\n" + good + "\n   \n" + good + "\n", 2, 0, "", ""},
+		{"empty file", "", 0, 1, "", "empty"},
+		{"only whitespace", " \n\t\n", 0, 1, "", "empty"},
+		{"truncated last line names no task", good + "\n" + `{"ts":"2026-11-30T07:00:01Z","task":"t1","type":"ui_ch`, 1, 2, "", "truncated last line"},
+		{"line cut mid-string keeps its task", `{"ts":"2026-11-30T07:00:01Z","task":"t7","type":"send_fi` + "\n" + good + "\n", 1, 1, "t7", "not valid JSON"},
+		{"invalid UTF-8", good + "\n" + `{"ts":"2026-11-30T07:00:01Z","task":"t2","type":"ui_changed","detail":"` + "\xff\xfe" + `"}` + "\n", 1, 2, "t2", "UTF-8"},
+		{"NUL bytes", "\x00\x00\x00binary\n" + good + "\n", 1, 1, "", "not valid JSON"},
+		{"not an object", "[1,2,3]\n" + good + "\n", 1, 1, "", "not a JSON object"},
+		{"missing task", `{"ts":"2026-11-30T07:00:00Z","type":"send_fired"}` + "\n", 0, 1, "", "missing task"},
+		{"missing ts", `{"task":"t3","type":"send_fired"}` + "\n", 0, 1, "t3", "missing ts"},
+		{"ts without offset", `{"ts":"2026-11-30 07:00","task":"t3","type":"send_fired"}` + "\n", 0, 1, "t3", "RFC 3339"},
+		{"missing type", `{"ts":"2026-11-30T07:00:00Z","task":"t3"}` + "\n", 0, 1, "t3", "missing type"},
+		{"bad field keeps the event", `{"ts":"2026-11-30T07:00:00Z","task":"t4","type":"gate_check","checkpoint":"send","decision":"maybe"}` + "\n", 1, 1, "t4", "decision must be allow or stop"},
+		{"response without ok", `{"ts":"2026-11-30T07:00:00Z","task":"t4","type":"response"}` + "\n", 1, 1, "t4", "ok must be"},
+		{"deeply nested JSON", `{"ts":"2026-11-30T07:00:00Z","task":"t5","type":"ui_changed","x":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "}\n", 1, 0, "", ""},
+		{"huge number", `{"ts":"2026-11-30T07:00:00Z","task":"t5","type":"response","ok":true,"status":1e999999}` + "\n", 1, 0, "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in, evs := readString(t, c.content, 0)
+			if len(evs) != c.events || in.Events != c.events {
+				t.Errorf("events = %d (input says %d), want %d", len(evs), in.Events, c.events)
+			}
+			if c.problemLine == 0 {
+				if len(in.Problems) != 0 {
+					t.Errorf("unexpected problems: %+v", in.Problems)
+				}
+				return
+			}
+			if len(in.Problems) != 1 {
+				t.Fatalf("problems = %+v, want one", in.Problems)
+			}
+			p := in.Problems[0]
+			if p.Line != c.problemLine || p.Task != c.problemTask || !strings.Contains(p.Message, c.problemHas) || p.File != "-" {
+				t.Errorf("problem = %+v, want line %d task %q message containing %q", p, c.problemLine, c.problemTask, c.problemHas)
+			}
+		})
+	}
+}
+
+func TestRead_HugeLineIsAProblemAndReadingGoesOn(t *testing.T) {
+	huge := `{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"ui_changed","detail":"` + strings.Repeat("x", 20<<20) + `"}`
+	in, evs := readString(t, huge+"\n"+good+"\n", 1<<20)
+	if len(evs) != 1 || evs[0].Line != 2 {
+		t.Fatalf("events = %+v, want the line after the huge one", evs)
+	}
+	if len(in.Problems) != 1 || in.Problems[0].Line != 1 || in.Problems[0].Task != "t1" || !strings.Contains(in.Problems[0].Message, "longer than") {
+		t.Fatalf("problems = %+v", in.Problems)
+	}
+}
+
+func TestRead_UnknownTypeIsKeptAndNoticed(t *testing.T) {
+	in, evs := readString(t, `{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"heartbeat","x":1}`+"\n", 0)
+	if len(evs) != 1 || evs[0].Type != "heartbeat" || evs[0].Fields["x"] != json.Number("1") {
+		t.Fatalf("events = %+v", evs)
+	}
+	if len(in.Problems) != 0 || len(in.Notices) != 1 || !strings.Contains(in.Notices[0], "heartbeat") {
+		t.Fatalf("problems %+v notices %+v", in.Problems, in.Notices)
+	}
+}
+
+func TestRead_GzipByMagicBytes(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte(good + "\n" + good + "\n"))
+	zw.Close()
+	in, evs := readString(t, buf.String(), 0)
+	if len(evs) != 2 || len(in.Problems) != 0 {
+		t.Fatalf("events %d problems %+v", len(evs), in.Problems)
+	}
+	cut := buf.Bytes()[:buf.Len()-12]
+	in, _ = readString(t, string(cut), 0)
+	if len(in.Problems) == 0 {
+		t.Fatalf("a cut gzip stream must be a problem")
+	}
+}
+
+func TestRead_WalksDirectoriesInPathOrderAndSkipsTheRest(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("b.jsonl", good+"\n")
+	write("a dir/ä.ndjson", good+"\n")
+	write("notes.txt", "hello")
+	write("report.pdf", "%PDF")
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.jsonl"), 0o644); err != nil {
+		t.Logf("no FIFO support: %v", err)
+	}
+	os.Symlink(dir, filepath.Join(dir, "loop")) // a link back to the root: must not loop
+	res, err := Read([]string{dir}, Options{}, func(Event) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, in := range res.Inputs {
+		paths = append(paths, strings.TrimPrefix(in.Path, filepath.ToSlash(dir)+"/"))
+	}
+	if strings.Join(paths, ",") != "a dir/ä.ndjson,b.jsonl" {
+		t.Errorf("inputs = %v", paths)
+	}
+	var skipped []string
+	for _, s := range res.Skipped {
+		skipped = append(skipped, strings.TrimPrefix(s, filepath.ToSlash(dir)+"/"))
+	}
+	want := "notes.txt,pipe.jsonl,report.pdf"
+	if _, err := os.Stat(filepath.Join(dir, "pipe.jsonl")); err != nil {
+		want = "notes.txt,report.pdf"
+	}
+	if strings.Join(skipped, ",") != want+",loop" && strings.Join(skipped, ",") != "loop,"+want && strings.Join(skipped, ",") != want {
+		t.Errorf("skipped = %v, want %s (and the link)", skipped, want)
+	}
+}
+
+func TestRead_NonexistentPathIsAnError(t *testing.T) {
+	_, err := Read([]string{filepath.Join(t.TempDir(), "nope.jsonl")}, Options{}, func(Event) {})
+	if err == nil || !strings.Contains(err.Error(), "nope.jsonl") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestRead_UnreadableFileIsAProblem(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads files regardless of permissions")
+	}
+	p := filepath.Join(t.TempDir(), "locked.jsonl")
+	os.WriteFile(p, []byte(good+"\n"), 0o000)
+	res, err := Read([]string{p}, Options{}, func(Event) {})
+	if err != nil || len(res.Inputs) != 1 || len(res.Inputs[0].Problems) != 1 {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+}
