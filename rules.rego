@@ -460,19 +460,14 @@ unreadable_history contains f if {
 unreadable_history contains f if {
 	some t in input.tasks
 	not t.history
-	refs := [r.start | some r in input.tasks; r.history; references(r, t.id)]
 	f := {
 		"rule": "UNREADABLE_HISTORY",
 		"severity": severity_of(rego.metadata.chain()),
 		"key": null, "scope": null, "task": t.id,
 		"message": sprintf("task %s is referenced but has no history in the inputs", [t.id]),
-		"evidence": refs,
+		"evidence": t.referenced_at,
 	}
 }
-
-references(r, id) if r.parent == id
-
-references(r, id) if r.resumes == id
 
 # METADATA
 # scope: document
@@ -640,7 +635,7 @@ stop contains r if {
 	r := {
 		"order": 3, "rule": "HISTORY_UNREADABLE",
 		"message": sprintf("the history of task %s is incomplete (%s) and may concern this key", [t.id, concat("; ", t.incomplete_because)]),
-		"evidence": array.concat(t.problems, [t.start | t.history]),
+		"evidence": array.concat(array.concat(t.problems, [t.start | t.history]), t.referenced_at),
 	}
 }
 
@@ -727,9 +722,14 @@ own_picker_before_send(f) if {
 	q.checkpoint == "send"
 }
 
-stop contains reason(7, "NOT_ELECTED", sprintf("task %s started earlier and is the elected executor", [executor]), [input.tasks[executor].start]) if {
+stop contains r if {
 	executor != null
 	executor != q.task
+	r := {
+		"order": 7, "rule": "NOT_ELECTED",
+		"message": sprintf("task %s started earlier and is the elected executor", [executor]),
+		"evidence": [input.tasks[executor].start],
+	}
 }
 
 decision := "allow" if count(stop) == 0

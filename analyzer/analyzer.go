@@ -84,12 +84,20 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 				if t.Relation == "" {
 					t.Relation = "root"
 				}
+				for _, ref := range []string{t.Parent, t.Resumes} {
+					if ref != "" {
+						rt := f.task(ref)
+						rt.ReferencedAt = append(rt.ReferencedAt, Pointer{e.File, e.Line})
+					}
+				}
 			}
 		case "task_spawned":
 			if c := e.Str("child"); c != "" {
-				if ct := f.task(c); ct.Parent == "" {
+				ct := f.task(c)
+				if ct.Parent == "" {
 					ct.Parent = e.Task
 				}
+				ct.ReferencedAt = append(ct.ReferencedAt, Pointer{e.File, e.Line})
 			}
 		case "task_ended":
 			t.Ended, t.Status, t.endSeq = true, e.Str("status"), seq
@@ -127,7 +135,8 @@ func (f *Facts) task(id string) *Task {
 	t := f.Tasks[id]
 	if t == nil {
 		t = &Task{ID: id, Complete: true, files: map[string]bool{}, Interruptions: []Interruption{},
-			Intents: []Intent{}, Keys: []string{}, IncompleteBecause: []string{}, Problems: []Pointer{}}
+			Intents: []Intent{}, Keys: []string{}, IncompleteBecause: []string{}, Problems: []Pointer{},
+			ReferencedAt: []Pointer{}}
 		f.Tasks[id] = t
 	}
 	return t
@@ -143,19 +152,11 @@ func (t *Task) incomplete(why string) {
 	t.IncompleteBecause = append(t.IncompleteBecause, why)
 }
 
-// linkTasks creates the tasks that are referenced but have no history and
-// records which task supersedes which.
+// linkTasks marks the tasks that are referenced but have no history (they
+// were created when first named) and records which task supersedes which.
 func (f *Facts) linkTasks() {
 	ids := f.sortedTaskIDs()
 	for _, id := range ids {
-		t := f.Tasks[id]
-		for _, ref := range []string{t.Parent, t.Resumes} {
-			if ref != "" {
-				f.task(ref)
-			}
-		}
-	}
-	for _, id := range f.sortedTaskIDs() {
 		t := f.Tasks[id]
 		if !t.History {
 			t.incomplete("referenced but no history in the inputs")

@@ -79,6 +79,9 @@ type Task struct {
 	// could be computed for: it may concern any key.
 	KeyUnknown bool    `json:"key_unknown"`
 	Start      Pointer `json:"start"`
+	// ReferencedAt lists the events that name this task as a parent,
+	// resumed task or spawned child: where to look when it has no history.
+	ReferencedAt []Pointer `json:"referenced_at"`
 
 	files     map[string]bool
 	startSeq  int
