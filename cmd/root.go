@@ -50,7 +50,15 @@ func fail(code int, format string, args ...any) error {
 }
 
 // Main runs effectlint with args and returns the exit code.
-func Main(args []string, env Env) int {
+func Main(args []string, env Env) (code int) {
+	// A bug must never look like a verdict: a panic exits 2, which callers
+	// of check treat as stop.
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(env.Stderr, "effectlint: internal error: %v\n", r)
+			code = ExitError
+		}
+	}()
 	root := newRoot(env)
 	root.SetArgs(args)
 	root.SetIn(env.Stdin)

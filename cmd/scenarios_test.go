@@ -192,3 +192,43 @@ func assertSameMultiset(t *testing.T, what string, got, want []string) {
 		t.Errorf("%s:\n got  %q\n want %q", what, g, w)
 	}
 }
+
+// TestScenarios_CoverEveryFindingAndGateReason keeps the scenario suite
+// honest: each finding id of SPEC §6 (as the rules' METADATA lists them) and
+// each gate reason of SPEC §5 is expected by at least one scenario.
+func TestScenarios_CoverEveryFindingAndGateReason(t *testing.T) {
+	eng, err := engine(Env{Rules: builtinRules(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, r := range eng.Rules() {
+		want[r.ID] = true
+	}
+	if len(want) != 14 {
+		t.Errorf("the rules describe %d finding ids, SPEC §6 has 14", len(want))
+	}
+	for _, r := range []string{"UNKNOWN_TASK", "NO_KEY", "HISTORY_UNREADABLE", "UNKNOWN_AUTHORIZATION", "KEY_CONSUMED",
+		"ALREADY_CROSSED", "NOT_ELECTED", "NO_MATCHING_HISTORY", "PRIOR_NOT_SENT", "ELECTED_EXECUTOR", "AUTHORIZED_REDELIVERY"} {
+		want["gate "+r] = true
+	}
+	files, _ := filepath.Glob("../testdata/expect/*.json")
+	for _, f := range files {
+		var exp expectation
+		b, _ := os.ReadFile(f)
+		if err := json.Unmarshal(b, &exp); err != nil {
+			t.Fatal(err)
+		}
+		for _, fd := range exp.Findings {
+			delete(want, strings.Fields(fd)[0])
+		}
+		for _, c := range exp.Checks {
+			for _, r := range c.Reasons {
+				delete(want, "gate "+r)
+			}
+		}
+	}
+	for missing := range want {
+		t.Errorf("no scenario expects %s", missing)
+	}
+}
