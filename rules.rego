@@ -93,6 +93,16 @@ unresolved_approach(a, facts) if {
 	not resolved(a, facts)
 }
 
+# Process rules (UNCHECKED_CROSSING, NO_RECHECK_AFTER_INTERRUPTION,
+# STALE_GATE_DECISION) judge native tasks and foreign tasks that gate
+# themselves at least once, or every task with --require-checks: a foreign
+# agent that never heard of gates would otherwise drown in them.
+process_judged(id) if input.tasks[id].source == "effectlint/v1"
+
+process_judged(id) if input.tasks[id].gated
+
+process_judged(_) if input.options.require_checks
+
 finished(t) if t.ended
 
 finished(t) if t.superseded_by != ""
@@ -258,13 +268,23 @@ duplicate_risk_resume contains f if {
 	some s in input.scopes
 	firsts := episode_firsts(s.facts)
 	some c in firsts
-	earlier := [g | some g in firsts; g.seq < c.seq]
+	earlier := [g | some g in firsts; g.seq < c.seq; not same_provider_token(g, c)]
 	count(earlier) > 0
 	prior := earlier[0]
 	whose := prior_owner(prior, c)
 	f := finding("DUPLICATE_RISK_RESUME", rego.metadata.chain(), s, c.task,
 		sprintf("task %s crossed at %s after the scope was consumed by %s crossing at %s", [c.task, c.ts, whose, prior.ts]),
 		[prior, c])
+}
+
+# Repeating a submission under the provider token of an earlier one (a
+# provider idempotency key, or an effect idempotent by content like git
+# push) cannot deliver twice.
+same_provider_token(a, b) if {
+	submission(a)
+	submission(b)
+	has_token(a)
+	a.idempotency_token == b.idempotency_token
 }
 
 prior_owner(prior, c) := "its own" if prior.task == c.task
@@ -311,6 +331,7 @@ stale_gate_decision contains f if {
 	some s in input.scopes
 	some c in s.facts
 	cp := checkpoint_of(c)
+	process_judged(c.task)
 	allows := [g | some g in s.facts; g.task == c.task; g.segment == c.segment; g.seq < c.seq; allowing_check(g, cp)]
 	count(allows) > 0
 	allow := allows[count(allows) - 1]
@@ -333,6 +354,7 @@ unchecked_crossing contains f if {
 	some s in input.scopes
 	some c in s.facts
 	cp := checkpoint_of(c)
+	process_judged(c.task)
 	not checked_before(s.facts, c, cp)
 	f := finding("UNCHECKED_CROSSING", rego.metadata.chain(), s, c.task,
 		sprintf("task %s: %s with no allowing %s check earlier in the segment", [c.task, c.type, cp]),
@@ -358,6 +380,7 @@ checked_before(facts, c, cp) if {
 no_recheck_after_interruption contains f if {
 	some s in input.scopes
 	some id in s.tasks
+	process_judged(id)
 	t := input.tasks[id]
 	some seg in numbers.range(0, t.segment)
 	needs_resume_check(t, seg)

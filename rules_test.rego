@@ -56,6 +56,8 @@ live(task_id, rank) := {
 	"parent": "",
 	"resumes": "",
 	"history": true,
+	"source": "effectlint/v1",
+	"gated": false,
 	"start_rank": rank,
 	"start_ts": ts(rank),
 	"ended": false,
@@ -198,6 +200,7 @@ world_scopes(tasks, specs) := {
 	"authorizations": [],
 	"titles": {"#reports": [{"identity": "dest=slack/C024BE91L", "at": at("t1", 2)}]},
 	"unattributed_problems": [],
+	"options": {"require_checks": false},
 }
 
 mk_scope(tasks, spec) := s if {
@@ -741,6 +744,25 @@ test_duplicate_risk_resume_when_task_crosses_again_after_own_interrupted_crossin
 		in_seg(ev(9, "t1", "send_fired"), 1),
 	]))
 	has_finding_for(d, "DUPLICATE_RISK_RESUME", "t1")
+}
+
+test_no_duplicate_risk_resume_when_repeat_carries_the_same_provider_token if {
+	# An idempotent effect (git push) or a provider idempotency key: the
+	# provider deduplicates, the repeat cannot deliver twice.
+	d := world([done("t1", 0), done("t2", 1)], [
+		request(1, "t1", "tok-7"), response(2, "t1", true),
+		request(10, "t2", "tok-7"), response(11, "t2", true),
+	])
+	no_finding(d, "DUPLICATE_RISK_RESUME")
+	no_finding(d, "DUPLICATE_DELIVERY")
+}
+
+test_duplicate_risk_resume_when_repeat_carries_another_token if {
+	d := world([done("t1", 0), done("t2", 1)], [
+		request(1, "t1", "tok-7"), response(2, "t1", true),
+		request(10, "t2", "tok-8"),
+	])
+	has_finding_for(d, "DUPLICATE_RISK_RESUME", "t2")
 }
 
 test_no_duplicate_risk_resume_within_one_crossing_episode if {
@@ -1496,4 +1518,35 @@ ordered_as_spec(ra, rb) if not spec_gate_rank[ra.rule] < spec_gate_rank[rb.rule]
 ordered_as_spec(ra, rb) if {
 	spec_gate_rank[ra.rule] < spec_gate_rank[rb.rule]
 	ra.order < rb.order
+}
+
+# ---------------------------------------------------------------------------
+# Process rules judge native tasks and foreign tasks that gate themselves
+# (or every task with require_checks).
+
+foreign(t) := object.union(t, {"source": "claude-code"})
+
+test_process_rules_skip_foreign_task_that_never_gates if {
+	t1 := interrupt(foreign(live("t1", 0)), 2)
+	d := world([t1], [in_seg(ev(3, "t1", "request_sent"), 1)])
+	no_finding(d, "UNCHECKED_CROSSING")
+	no_finding(d, "NO_RECHECK_AFTER_INTERRUPTION")
+}
+
+test_process_rules_judge_foreign_task_that_gates if {
+	t1 := object.union(interrupt(foreign(live("t1", 0)), 2), {"gated": true})
+	d := world([t1], [check_allow(1, "t1", "picker"), in_seg(ev(3, "t1", "request_sent"), 1)])
+	has_finding_for(d, "UNCHECKED_CROSSING", "t1")
+	has_finding_for(d, "NO_RECHECK_AFTER_INTERRUPTION", "t1")
+}
+
+test_process_rules_judge_every_task_with_require_checks if {
+	t1 := foreign(live("t1", 0))
+	d := object.union(world([t1], [ev(3, "t1", "request_sent")]), {"options": {"require_checks": true}})
+	has_finding_for(d, "UNCHECKED_CROSSING", "t1")
+}
+
+test_state_rules_apply_to_foreign_tasks if {
+	d := world([foreign(done("t1", 0)), foreign(done("t2", 1))], [ev(1, "t1", "request_sent"), ev(5, "t2", "request_sent")])
+	has_finding_for(d, "DUPLICATE_DELIVERY", "t2")
 }

@@ -70,8 +70,9 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 		t := f.task(e.Task)
 		if !t.History {
 			t.History, t.startSeq, t.startTime, t.StartTS = true, seq, e.TS, formatTS(e.TS)
-			t.Start = Pointer{e.File, e.Line}
+			t.Start, t.Source = Pointer{e.File, e.Line}, e.Source
 		}
+		t.Gated = t.Gated || e.Type == "gate_check"
 		t.files[e.File] = true
 		segmentOf[seq] = t.Segment
 		switch e.Type {

@@ -34,8 +34,17 @@ type Facts struct {
 	// UnattributedProblems are unreadable parts of inputs that may belong
 	// to any task (a cut file, a line with no recoverable task id).
 	UnattributedProblems []Pointer `json:"unattributed_problems"`
+	// Options are the run's settings the rules read.
+	Options Options `json:"options"`
 	// Query is set only for `check`: the question being asked.
 	Query *Query `json:"query,omitempty"`
+}
+
+// Options are settings of a run that rules read.
+type Options struct {
+	// RequireChecks: judge every task's process (gate checks before
+	// crossings), not only native tasks and foreign tasks that gate.
+	RequireChecks bool `json:"require_checks"`
 }
 
 // Pointer locates an event: the input file and its 1-based line.
@@ -53,6 +62,10 @@ type Task struct {
 	// History is false for a task that is referenced (parent, resumes,
 	// spawned child) but has no events in any input.
 	History bool `json:"history"`
+	// Source is the format of the task's first event.
+	Source string `json:"source"`
+	// Gated: the task ran at least one gate check.
+	Gated bool `json:"gated"`
 	// StartRank orders tasks by start time, ties by id (0 = earliest).
 	StartRank int    `json:"start_rank"`
 	StartTS   string `json:"start_ts"`

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -91,16 +92,19 @@ a task may cross the delivery boundary now, and which tasks did something risky.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newAnalyze(env), newCheck(env), newFacts(env), newKey(env))
+	root.AddCommand(newAnalyze(env), newCheck(env), newFacts(env), newKey(env), newProfile(env))
 	return root
 }
 
 // commonFlags are the flags of the commands that read inputs.
 type commonFlags struct {
-	format       string
-	color        string
-	maxLineBytes int
-	asOf         string
+	format        string
+	color         string
+	maxLineBytes  int
+	asOf          string
+	inputFormat   string
+	profile       string
+	requireChecks bool
 }
 
 func (c *commonFlags) register(cmd *cobra.Command) {
@@ -113,6 +117,9 @@ func (c *commonFlags) register(cmd *cobra.Command) {
 func (c *commonFlags) registerInputFlags(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&c.maxLineBytes, "max-line-bytes", transcripts.DefaultMaxLineBytes, "longest input line read; longer lines are problems")
 	cmd.Flags().StringVar(&c.asOf, "as-of", "", "replay: ignore events after this RFC 3339 time (what did the evidence say then?)")
+	cmd.Flags().StringVar(&c.inputFormat, "input-format", "", "read every input as this format instead of detecting it: "+strings.Join(transcripts.Formats, ", "))
+	cmd.Flags().StringVar(&c.profile, "profile", "", "a profile (YAML or JSON) with more tool conventions and, optionally, a source format (see `effectlint profile`)")
+	cmd.Flags().BoolVar(&c.requireChecks, "require-checks", false, "judge every task's gate checks, not only native tasks and foreign tasks that gate themselves")
 }
 
 func (c *commonFlags) renderer() (report.Renderer, error) {
@@ -146,14 +153,24 @@ func load(env Env, paths []string, c *commonFlags) (*analyzer.Facts, error) {
 			}
 		}
 	}
-	res, err := transcripts.Read(paths, transcripts.Options{Stdin: env.Stdin, MaxLineBytes: c.maxLineBytes}, add)
+	opt := transcripts.Options{Stdin: env.Stdin, MaxLineBytes: c.maxLineBytes, InputFormat: c.inputFormat}
+	if c.profile != "" {
+		p, err := transcripts.LoadProfile(c.profile)
+		if err != nil {
+			return nil, fail(ExitError, "%v", err)
+		}
+		opt.Profile = p
+	}
+	res, err := transcripts.Read(paths, opt, add)
 	if err != nil {
 		return nil, fail(ExitError, "%v", err)
 	}
 	if len(res.Inputs) == 0 {
 		return nil, fail(ExitError, "no input: no transcript files (.jsonl, .ndjson, .json, optionally .gz) in %v", paths)
 	}
-	return b.Build(res), nil
+	facts := b.Build(res)
+	facts.Options.RequireChecks = c.requireChecks
+	return facts, nil
 }
 
 func engine(env Env) (*policy.Engine, error) {

@@ -19,6 +19,10 @@ type Event struct {
 	TS   time.Time // parsed `ts`
 	Task string    // `task`
 	Type string    // `type`
+	// Source is the format the event was read from (effectlint/v1,
+	// claude-code, ...): process rules judge native tasks and foreign
+	// tasks that gate themselves.
+	Source string
 	// Fields holds every other top-level field of the line, decoded from
 	// JSON (string, float64/json number, bool, nil, []any, map[string]any).
 	Fields map[string]any
@@ -46,6 +50,9 @@ type Input struct {
 	Format   string    `json:"format"`
 	Events   int       `json:"events"`
 	Problems []Problem `json:"problems"`
+	// Records counts the non-blank lines (or records) seen, including
+	// those not turned into events (copies counted once, no evidence).
+	Records int `json:"-"`
 	// Notices are things worth saying that do not make the history
 	// incomplete, such as event types this version does not know.
 	Notices []string `json:"notices,omitempty"`

@@ -154,33 +154,68 @@ func optionalStrings(r gjson.Result, names ...string) string {
 	return ""
 }
 
-// readNative reads one effectlint/v1 JSON Lines stream. It never stops at a
-// bad line: each one becomes a Problem and reading goes on.
-func readNative(src io.Reader, in *Input, maxLine int, emit func(Event)) {
+// jsonLines reads a JSON Lines stream and calls handle for every line that
+// is a JSON object. It never stops at a bad line: each one becomes a
+// Problem (attributed to the task named by taskField when it survived) and
+// reading goes on.
+func jsonLines(src io.Reader, in *Input, maxLine int, taskField string, handle func(l rawLine, r gjson.Result)) {
 	lr := newLineReader(src, maxLine)
-	unknown := map[string]int{}
-	var unknownOrder []string
 	for {
 		l, err := lr.next()
 		if err == io.EOF {
-			break
+			return
 		}
 		if err != nil {
 			// Lines after a read error are lost, and they may belong to any
 			// task in this file: a file-level problem (no task).
 			in.Problems = append(in.Problems, Problem{File: in.Path, Line: lr.line + 1,
 				Message: "input ends early: " + err.Error()})
-			break
+			return
 		}
 		if len(strings.TrimSpace(string(l.bytes))) == 0 && !l.tooLong {
 			continue
 		}
-		ev, problem := parseNativeLine(in.Path, l)
+		in.Records++
+		if msg, task := checkJSONLine(l, taskField); msg != "" {
+			in.Problems = append(in.Problems, Problem{File: in.Path, Line: l.num, Task: task, Message: msg})
+			continue
+		}
+		handle(l, gjson.ParseBytes(l.bytes))
+	}
+}
+
+// checkJSONLine says what is wrong with a line, if anything, and the task
+// it belongs to when that can still be read.
+func checkJSONLine(l rawLine, taskField string) (msg, task string) {
+	b := l.bytes
+	switch {
+	case l.tooLong:
+		return fmt.Sprintf("line is longer than the limit of %d bytes; skipped", len(b)), salvageTask(b, taskField)
+	case !utf8.Valid(b):
+		return "line is not valid UTF-8", salvageTask(b, taskField)
+	case !gjson.ValidBytes(b) && l.unterminated:
+		// A cut last line means the file was cut: later lines of any task
+		// in this file may be missing, so the problem names no task.
+		return "truncated last line (no newline and not valid JSON): the file may have been cut", ""
+	case !gjson.ValidBytes(b):
+		return "not valid JSON", salvageTask(b, taskField)
+	case !gjson.ParseBytes(b).IsObject():
+		return "not a JSON object", ""
+	}
+	return "", ""
+}
+
+// readNative reads one effectlint/v1 JSON Lines stream.
+func readNative(src io.Reader, in *Input, maxLine int, emit func(Event)) {
+	unknown := map[string]int{}
+	var unknownOrder []string
+	jsonLines(src, in, maxLine, "task", func(l rawLine, r gjson.Result) {
+		ev, problem := parseNativeLine(in.Path, l.num, r)
 		if problem != nil {
 			in.Problems = append(in.Problems, *problem)
 		}
 		if ev == nil {
-			continue
+			return
 		}
 		if knownTypes[ev.Type] == nil {
 			if unknown[ev.Type] == 0 {
@@ -190,38 +225,19 @@ func readNative(src io.Reader, in *Input, maxLine int, emit func(Event)) {
 		}
 		in.Events++
 		emit(*ev)
-	}
+	})
 	for _, t := range unknownOrder {
 		in.Notices = append(in.Notices, fmt.Sprintf("unknown event type %q on %d line(s): kept as facts, not interpreted", t, unknown[t]))
 	}
 }
 
-// parseNativeLine turns one line into an event. A line that cannot be placed
-// in time or attributed to a task yields no event; a line whose type-specific
-// fields are wrong yields both the event (its evidence still counts) and a
-// problem (its task's history is then incomplete).
-func parseNativeLine(file string, l rawLine) (*Event, *Problem) {
+// parseNativeLine turns one JSON object into an event. A line that cannot
+// be placed in time or attributed to a task yields no event; a line whose
+// type-specific fields are wrong yields both the event (its evidence still
+// counts) and a problem (its task's history is then incomplete).
+func parseNativeLine(file string, num int, r gjson.Result) (*Event, *Problem) {
 	fail := func(task, msg string) (*Event, *Problem) {
-		return nil, &Problem{File: file, Line: l.num, Task: task, Message: msg}
-	}
-	b := l.bytes
-	if l.tooLong {
-		return fail(salvageTask(b), fmt.Sprintf("line is longer than the limit of %d bytes; skipped", len(b)))
-	}
-	if !utf8.Valid(b) {
-		return fail(salvageTask(b), "line is not valid UTF-8")
-	}
-	if !gjson.ValidBytes(b) {
-		if l.unterminated {
-			// A cut last line means the file was cut: later lines of any task
-			// in this file may be missing, so the problem names no task.
-			return fail("", "truncated last line (no newline and not valid JSON): the file may have been cut")
-		}
-		return fail(salvageTask(b), "not valid JSON")
-	}
-	r := gjson.ParseBytes(b)
-	if !r.IsObject() {
-		return fail("", "not a JSON object")
+		return nil, &Problem{File: file, Line: num, Task: task, Message: msg}
 	}
 	task := r.Get("task")
 	if !isString(task) {
@@ -239,7 +255,7 @@ func parseNativeLine(file string, l rawLine) (*Event, *Problem) {
 	if err != nil {
 		return fail(task.Str, fmt.Sprintf("ts %q is not an RFC 3339 time with offset", clip(tsRaw.Str, 60)))
 	}
-	ev := &Event{File: file, Line: l.num, TS: ts, Task: task.Str, Type: typ.Str, Fields: map[string]any{}}
+	ev := &Event{File: file, Line: num, TS: ts, Task: task.Str, Type: typ.Str, Source: FormatNative, Fields: map[string]any{}}
 	r.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "ts", "task", "type":
@@ -250,7 +266,7 @@ func parseNativeLine(file string, l rawLine) (*Event, *Problem) {
 	})
 	if check := knownTypes[typ.Str]; check != nil {
 		if msg := check(r); msg != "" {
-			return ev, &Problem{File: file, Line: l.num, Task: task.Str, Message: typ.Str + ": " + msg}
+			return ev, &Problem{File: file, Line: num, Task: task.Str, Message: typ.Str + ": " + msg}
 		}
 	}
 	return ev, nil
@@ -259,11 +275,11 @@ func parseNativeLine(file string, l rawLine) (*Event, *Problem) {
 // salvageTask recovers the task id of a broken line when its `task` field is
 // still intact, so that the problem marks that task's history incomplete
 // rather than every task's.
-func salvageTask(b []byte) string {
+func salvageTask(b []byte, field string) string {
 	if len(b) > 1<<20 {
 		b = b[:1<<20]
 	}
-	t := gjson.GetBytes(b, "task")
+	t := gjson.GetBytes(b, field)
 	if t.Type == gjson.String && t.Str != "" && len(t.Str) <= 200 && utf8.ValidString(t.Str) {
 		return t.Str
 	}

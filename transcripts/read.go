@@ -2,6 +2,7 @@ package transcripts
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // Options configure Read.
@@ -18,6 +21,27 @@ type Options struct {
 	Stdin io.Reader
 	// MaxLineBytes bounds one line (DefaultMaxLineBytes when zero).
 	MaxLineBytes int
+	// MaxDocumentBytes bounds one JSON document (DefaultMaxDocumentBytes
+	// when zero); JSON Lines are read a line at a time.
+	MaxDocumentBytes int
+	// InputFormat forces a format (one of Formats) instead of detection.
+	InputFormat string
+	// Profile adds a user's conventions and, with a Source, a format.
+	Profile *Profile
+}
+
+// DefaultMaxDocumentBytes bounds a JSON document read whole (OpenAI,
+// OpenTelemetry, Temporal, profile documents).
+const DefaultMaxDocumentBytes = 256 << 20
+
+// run is what the readers of one Read share across inputs: Claude Code
+// copies lines between files, so one call must be counted once.
+type run struct {
+	opt     Options
+	emit    func(Event)
+	seen    map[string]bool // "tool_use:ID", "result:ID", "uuid:ID", "task:ID"
+	pending map[string]*pendingCall
+	page    map[string]string
 }
 
 // Result describes what Read read.
@@ -71,8 +95,15 @@ func Read(paths []string, opt Options, emit func(Event)) (Result, error) {
 	}
 	sort.Slice(srcs, func(i, j int) bool { return srcs[i].path < srcs[j].path })
 	sort.Strings(res.Skipped)
+	if opt.InputFormat != "" && !knownFormat(opt.InputFormat) {
+		return res, fmt.Errorf("--input-format %q is not one of %v", opt.InputFormat, Formats)
+	}
+	if opt.InputFormat == FormatProfile && profileSource(opt.Profile) == nil {
+		return res, fmt.Errorf("--input-format profile needs --profile with a source section")
+	}
+	r := &run{opt: opt, emit: emit, seen: map[string]bool{}, pending: map[string]*pendingCall{}, page: map[string]string{}}
 	for _, s := range srcs {
-		res.Inputs = append(res.Inputs, readSource(s, opt, emit))
+		res.Inputs = append(res.Inputs, r.readSource(s))
 	}
 	return res, nil
 }
@@ -137,15 +168,24 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-func readSource(s source, opt Options, emit func(Event)) Input {
+func knownFormat(f string) bool {
+	for _, k := range Formats {
+		if k == f {
+			return true
+		}
+	}
+	return false
+}
+
+func (rn *run) readSource(s source) Input {
 	in := Input{Path: s.path, Format: FormatNative, Problems: []Problem{}}
 	var r io.Reader
 	if s.stdin {
-		if opt.Stdin == nil {
+		if rn.opt.Stdin == nil {
 			in.Problems = append(in.Problems, Problem{File: s.path, Message: "standard input is not available"})
 			return in
 		}
-		r = opt.Stdin
+		r = rn.opt.Stdin
 	} else {
 		f, err := os.Open(s.path)
 		if err != nil {
@@ -169,14 +209,92 @@ func readSource(s source, opt Options, emit func(Event)) Input {
 			return in
 		}
 		defer zr.Close()
-		readNative(zr, &in, opt.MaxLineBytes, emit)
-	} else {
-		readNative(br, &in, opt.MaxLineBytes, emit)
+		br = bufio.NewReaderSize(zr, 64<<10)
 	}
-	if in.Events == 0 && len(in.Problems) == 0 {
+	rn.readStream(br, &in)
+	if in.Records == 0 && in.Events == 0 && len(in.Problems) == 0 && in.Format != FormatUnknown {
 		// An empty log is what a crash right after creating the file
 		// leaves behind: no crossing in it can be ruled out.
 		in.Problems = append(in.Problems, Problem{File: s.path, Line: 1, Message: "no events: the file is empty"})
 	}
 	return in
 }
+
+// readStream detects the format (unless forced) and reads with its reader.
+func (rn *run) readStream(br *bufio.Reader, in *Input) {
+	peek, err := br.Peek(64 << 10)
+	format := rn.opt.InputFormat
+	if format == "" {
+		format = detect(peek, err != nil, rn.opt.Profile)
+	}
+	switch format {
+	case FormatNative:
+		in.Format = FormatNative
+		readNative(br, in, rn.opt.MaxLineBytes, rn.emit)
+		return
+	case FormatClaudeCode:
+		in.Format = FormatClaudeCode
+		rn.readClaudeCode(br, in)
+		return
+	case FormatProfile:
+		if src := profileSource(rn.opt.Profile); src != nil && src.Records == "" {
+			in.Format = FormatProfile
+			rn.readProfileLines(br, in)
+			return
+		}
+	}
+	// JSON documents are read whole (bounded) and told apart by shape.
+	limit := rn.opt.MaxDocumentBytes
+	if limit <= 0 {
+		limit = DefaultMaxDocumentBytes
+	}
+	doc, err := io.ReadAll(io.LimitReader(br, int64(limit)+1))
+	if err != nil {
+		in.Problems = append(in.Problems, Problem{File: in.Path, Line: 1, Message: "input ends early: " + err.Error()})
+		return
+	}
+	if len(doc) > limit {
+		in.Problems = append(in.Problems, Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("JSON document larger than the limit of %d bytes; not read", limit)})
+		return
+	}
+	if !gjson.ValidBytes(doc) {
+		if first := bytes.IndexByte(doc, '\n'); first < 0 || first >= 64<<10 {
+			// Not a document after all: JSON Lines whose first line was
+			// longer than detection could see. Read it line by line.
+			in.Format = FormatNative
+			readNative(bytes.NewReader(doc), in, rn.opt.MaxLineBytes, rn.emit)
+			return
+		}
+		in.Problems = append(in.Problems, Problem{File: in.Path, Line: 1, Message: "not valid JSON (neither JSON Lines nor a whole JSON document): the document may be cut"})
+		return
+	}
+	parsed := gjson.ParseBytes(doc)
+	if rn.opt.InputFormat == "" {
+		format = detectDocument(parsed, rn.opt.Profile)
+	}
+	in.Format = format
+	d := &document{in: in, lines: newLineIndex(doc), root: parsed}
+	switch format {
+	case FormatOpenAI:
+		rn.readOpenAI(d)
+	case FormatOTel:
+		rn.readOTel(d)
+	case FormatTemporal:
+		rn.readTemporal(d)
+	case FormatProfile:
+		rn.readProfileDocument(d)
+	default:
+		in.Format = FormatUnknown
+		in.Notices = append(in.Notices, "format not recognized ("+describeShape(parsed)+"): not read; use --input-format or a --profile")
+	}
+}
+
+// document is a JSON document being read.
+type document struct {
+	in    *Input
+	lines lineIndex
+	root  gjson.Result
+}
+
+// lineOf is the line where a value of the document starts.
+func (d *document) lineOf(r gjson.Result) int { return d.lines.line(r.Index) }

@@ -1,0 +1,161 @@
+package transcripts
+
+import (
+	"io"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// Claude Code sessions (~/.claude/projects/<project>/<session>.jsonl).
+//
+// A session is a task. Subagents are delegated child tasks
+// "<session>/agent-<id>": their lines sit in <session>/subagents/agent-*.jsonl
+// (isSidechain, agentId), inline in older sessions (isSidechain, no agentId:
+// "<session>/agent-sidechain"), and again as copies inside the parent's
+// `progress` lines (data.type agent_progress). Resumed sessions copy earlier
+// lines too. Calls, results and lines are therefore counted once per run, by
+// tool_use id and by uuid, whichever file comes first in path order.
+// "[Request interrupted by user…]" is an interruption; a compact_boundary
+// is a context reconstruction (interruption, reason context_reset).
+
+func (rn *run) readClaudeCode(src io.Reader, in *Input) {
+	conv := rn.conventions(in)
+	jsonLines(src, in, rn.opt.MaxLineBytes, "sessionId", func(l rawLine, r gjson.Result) {
+		ts, ok := parseTime(r.Get("timestamp"))
+		session := r.Get("sessionId").String()
+		if !ok || session == "" {
+			return // snapshots and queue records carry no evidence
+		}
+		line := claudeLine{session: session, ts: ts, num: l.num, cwd: r.Get("cwd").String()}
+		if r.Get("isSidechain").Bool() {
+			line.agent = r.Get("agentId").String()
+			if line.agent == "" {
+				line.agent = "sidechain"
+			}
+		}
+		if r.Get("type").String() == "progress" && r.Get("data.type").String() == "agent_progress" {
+			// A copy of a subagent line, embedded in the parent's progress.
+			msg := r.Get("data.message")
+			if t, ok := parseTime(msg.Get("timestamp")); ok {
+				line.ts = t
+			}
+			line.agent = r.Get("data.agentId").String()
+			if line.agent == "" {
+				return
+			}
+			rn.claudeRecord(conv, line, msg)
+			return
+		}
+		rn.claudeRecord(conv, line, r)
+	})
+}
+
+type claudeLine struct {
+	session, agent, cwd string
+	ts                  time.Time
+	num                 int
+}
+
+func (l claudeLine) task() string {
+	if l.agent == "" {
+		return l.session
+	}
+	return l.session + "/agent-" + l.agent
+}
+
+// once reports whether key is seen for the first time in this run.
+func (rn *run) once(key string) bool {
+	if rn.seen[key] {
+		return false
+	}
+	rn.seen[key] = true
+	return true
+}
+
+func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
+	if u := r.Get("uuid").String(); u != "" && !rn.once("uuid:"+u) {
+		return
+	}
+	task := l.task()
+	if rn.once("task:" + task) {
+		fields := map[string]any{"relation": "root"}
+		if l.agent != "" {
+			fields = map[string]any{"relation": "delegated", "parent": l.session}
+		}
+		conv.lifecycle(task, l.ts, l.num, "task_started", fields)
+	}
+	switch r.Get("type").String() {
+	case "assistant":
+		r.Get("message.content").ForEach(func(_, item gjson.Result) bool {
+			if item.Get("type").String() == "tool_use" {
+				id := item.Get("id").String()
+				if id == "" || rn.once("tool_use:"+id) {
+					conv.Call(ToolCall{Task: task, TS: l.ts, ID: id, Name: item.Get("name").String(),
+						Args: item.Get("input").Raw, Line: l.num, Cwd: l.cwd})
+				}
+			}
+			return true
+		})
+	case "user":
+		content := r.Get("message.content")
+		if content.Type == gjson.String {
+			rn.claudeText(conv, l, task, content.Str)
+			return
+		}
+		content.ForEach(func(_, item gjson.Result) bool {
+			switch item.Get("type").String() {
+			case "tool_result":
+				id := item.Get("tool_use_id").String()
+				if id != "" && rn.once("result:"+id) {
+					conv.Result(id, toolResult{TS: l.ts, Error: item.Get("is_error").Bool(), Line: l.num})
+				}
+			case "text":
+				rn.claudeText(conv, l, task, item.Get("text").String())
+			}
+			return true
+		})
+	case "system":
+		if r.Get("subtype").String() == "compact_boundary" {
+			conv.lifecycle(task, l.ts, l.num, "interrupted", map[string]any{"reason": "context_reset"})
+		}
+	}
+}
+
+func (rn *run) claudeText(conv *conventions, l claudeLine, task, text string) {
+	if strings.HasPrefix(strings.TrimSpace(text), "[Request interrupted by user") {
+		conv.lifecycle(task, l.ts, l.num, "interrupted", map[string]any{"reason": "user"})
+	}
+}
+
+// parseTime reads an RFC 3339 string or a Unix time number (seconds,
+// milliseconds, microseconds or nanoseconds, told apart by magnitude).
+func parseTime(r gjson.Result) (time.Time, bool) {
+	switch r.Type {
+	case gjson.String:
+		if t, err := time.Parse(time.RFC3339Nano, r.Str); err == nil {
+			return t, true
+		}
+		if n := gjson.Parse(r.Str); n.Type == gjson.Number {
+			return unixTime(n.Float())
+		}
+	case gjson.Number:
+		return unixTime(r.Float())
+	}
+	return time.Time{}, false
+}
+
+func unixTime(f float64) (time.Time, bool) {
+	switch {
+	case f <= 0:
+		return time.Time{}, false
+	case f < 1e11:
+		return time.Unix(0, int64(f*1e9)).UTC(), true
+	case f < 1e14:
+		return time.UnixMilli(int64(f)).UTC(), true
+	case f < 1e17:
+		return time.UnixMicro(int64(f)).UTC(), true
+	}
+	return time.Unix(0, int64(f)).UTC(), true
+}

@@ -1,0 +1,134 @@
+package transcripts
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/tidwall/gjson"
+)
+
+// Format names, as shown in reports and accepted by --input-format.
+const (
+	FormatClaudeCode = "claude-code"
+	FormatOpenAI     = "openai"
+	FormatOTel       = "otel"
+	FormatTemporal   = "temporal"
+	FormatProfile    = "profile"
+	// FormatUnknown marks a JSON input no reader recognizes: it is listed
+	// with a notice, not read, and is not a problem of any history.
+	FormatUnknown = "unknown"
+)
+
+// Formats lists the names --input-format accepts.
+var Formats = []string{FormatNative, FormatClaudeCode, FormatOpenAI, FormatOTel, FormatTemporal, FormatProfile}
+
+var claudeCodeTypes = map[string]bool{"user": true, "assistant": true, "progress": true, "system": true,
+	"file-history-snapshot": true, "summary": true, "queue-operation": true}
+
+// detect names the format of an input from its first bytes (up to 64 KiB;
+// whole is set when that is the entire input). JSON Lines and JSON
+// documents are told apart by their first lines: in JSON Lines most lines
+// are whole JSON objects, in a pretty-printed document they are fragments.
+// A broken line therefore never turns a log into a "document" (which would
+// lose every readable line). "document" means: decide on the whole text.
+func detect(peek []byte, whole bool, p *Profile) string {
+	var lines [][]byte
+	rest := peek
+	for len(lines) < 10 && len(rest) > 0 {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			if !whole {
+				break // a line longer than the peek
+			}
+			i = len(rest)
+		}
+		if l := bytes.TrimSpace(rest[:i]); len(l) > 0 {
+			lines = append(lines, l)
+		}
+		if i == len(rest) {
+			break
+		}
+		rest = rest[i+1:]
+	}
+	var objects []gjson.Result
+	for _, l := range lines {
+		if gjson.ValidBytes(l) && gjson.ParseBytes(l).IsObject() {
+			objects = append(objects, gjson.ParseBytes(l))
+		}
+	}
+	trimmed := bytes.TrimLeft(peek, " \t\r\n\ufeff")
+	switch {
+	case len(trimmed) == 0:
+		return FormatNative // an empty file: the native reader says so
+	case len(lines) == 1 && len(objects) == 1 && whole:
+		// One line: a minified document, or a log of one event.
+		if f := detectDocument(objects[0], p); f != FormatUnknown {
+			return "document"
+		}
+		return detectLine(objects[0], p)
+	case len(objects) > 0 && 2*len(objects) >= len(lines):
+		return detectLine(objects[0], p)
+	case trimmed[0] == '{' || trimmed[0] == '[':
+		return "document"
+	}
+	return FormatNative
+}
+
+// detectLine names a JSON Lines format from one of its records.
+func detectLine(line gjson.Result, p *Profile) string {
+	t := line.Get("type").String()
+	switch {
+	case profileSource(p) != nil && p.Source.Records == "" && line.Get(p.Source.Detect).Exists():
+		return FormatProfile
+	case line.Get("ts").Type == gjson.String && line.Get("task").Exists() && line.Get("type").Exists():
+		return FormatNative
+	case claudeCodeTypes[t] && (line.Get("sessionId").Exists() || t == "file-history-snapshot" || t == "summary"):
+		return FormatClaudeCode
+	}
+	// JSON Lines of unknown records: the native reader reports each one.
+	return FormatNative
+}
+
+// detectDocument names the format of a whole JSON document.
+func detectDocument(doc gjson.Result, p *Profile) string {
+	if src := profileSource(p); src != nil && src.Records != "" {
+		if recs := doc.Get(src.Records); recs.IsArray() && recs.Get("0").Get(src.Detect).Exists() {
+			return FormatProfile
+		}
+	}
+	switch {
+	case doc.Get("events").IsArray() && doc.Get("events.0.eventType").Exists():
+		return FormatTemporal
+	case doc.Get("resourceSpans").IsArray():
+		return FormatOTel
+	case doc.Get("messages").IsArray() && doc.Get("messages.0.role").Exists(),
+		doc.IsArray() && doc.Get("0.role").Exists(),
+		doc.Get("output").IsArray() && doc.Get("output.0.type").Exists(),
+		doc.Get("input").IsArray() && doc.Get("input.0.type").Exists(),
+		doc.IsArray() && doc.Get("0.type").Exists() && (doc.Get(`#(type=="function_call")`).Exists() || doc.Get(`#(type=="message")`).Exists()):
+		return FormatOpenAI
+	}
+	return FormatUnknown
+}
+
+func profileSource(p *Profile) *Source {
+	if p == nil {
+		return nil
+	}
+	return p.Source
+}
+
+// describeShape says briefly what an unrecognized JSON document looks like.
+func describeShape(doc gjson.Result) string {
+	if doc.IsArray() {
+		return fmt.Sprintf("a JSON array of %d item(s)", len(doc.Array()))
+	}
+	var keys []string
+	doc.ForEach(func(k, _ gjson.Result) bool {
+		if len(keys) < 5 {
+			keys = append(keys, k.Str)
+		}
+		return true
+	})
+	return fmt.Sprintf("a JSON object with keys %v", keys)
+}
