@@ -19,7 +19,9 @@ import (
 // testdata/golden/<name>/ (refresh with GOLDIE_UPDATE=1, then read the diff).
 
 type expectation struct {
-	About    string   `json:"about"`
+	About string `json:"about"`
+	// Flags are given to every command of the scenario (e.g. --profile).
+	Flags    []string `json:"flags"`
 	Exit     int      `json:"exit"`
 	Scopes   []scope  `json:"scopes"`
 	Findings []string `json:"findings"` // "RULE task", "-" for no task
@@ -95,21 +97,24 @@ func TestScenarios(t *testing.T) {
 			t.Chdir(filepath.Join(root, "scenarios", name))
 			g := goldie.New(t, goldie.WithFixtureDir(filepath.Join(root, "golden", name)), goldie.WithNameSuffix(".golden"))
 
-			out, stderr, code := run(t, "analyze", "--format", "json", ".")
+			withFlags := func(args ...string) []string {
+				return append(append(args[:1:1], exp.Flags...), args[1:]...)
+			}
+			out, stderr, code := run(t, withFlags("analyze", "--format", "json", ".")...)
 			if code != exp.Exit {
 				t.Errorf("analyze exit = %d, want %d (stderr %q)", code, exp.Exit, stderr)
 			}
 			assertVerdicts(t, out, exp)
 			g.Assert(t, "analyze.json", []byte(out))
 
-			text, _, textCode := run(t, "analyze", "--color", "never", ".")
+			text, _, textCode := run(t, withFlags("analyze", "--color", "never", ".")...)
 			if textCode != code {
 				t.Errorf("text analyze exit %d differs from json %d", textCode, code)
 			}
 			g.Assert(t, "analyze.txt", []byte(text))
 
 			for _, c := range exp.Checks {
-				args := append([]string{"check", "--format", "json"}, c.Args...)
+				args := withFlags(append([]string{"check", "--format", "json"}, c.Args...)...)
 				out, stderr, code := run(t, append(args, ".")...)
 				wantCode := ExitFindings
 				if c.Decision == "allow" {
@@ -135,7 +140,7 @@ func TestScenarios(t *testing.T) {
 					t.Errorf("check %s: %s %v, want %s %v", c.Name, got.Decision, rules, c.Decision, c.Reasons)
 				}
 				g.Assert(t, "check-"+c.Name+".json", []byte(out))
-				text, _, _ := run(t, append([]string{"check", "--color", "never"}, append(c.Args, ".")...)...)
+				text, _, _ := run(t, withFlags(append([]string{"check", "--color", "never"}, append(c.Args, ".")...)...)...)
 				g.Assert(t, "check-"+c.Name+".txt", []byte(text))
 			}
 		})

@@ -1,11 +1,95 @@
 package transcripts
 
-import "io"
+import (
+	"fmt"
+	"io"
+
+	"github.com/tidwall/gjson"
+)
+
+// A user profile's source: any JSON Lines file (one record a line) or JSON
+// document (records at Source.Records) whose records carry tool calls at
+// the profile's gjson paths. Every record with a tool name is a call;
+// every record with a result call id is a result.
 
 func (rn *run) readProfileLines(src io.Reader, in *Input) {
-	in.Problems = append(in.Problems, Problem{File: in.Path, Line: 1, Message: "the profile reader is not built yet"})
+	conv := rn.conventions(in)
+	s := rn.opt.Profile.Source
+	jsonLines(src, in, rn.opt.MaxLineBytes, s.Task, func(l rawLine, r gjson.Result) {
+		rn.profileRecord(conv, in, s, r, l.num)
+	})
 }
 
 func (rn *run) readProfileDocument(d *document) {
-	d.in.Problems = append(d.in.Problems, Problem{File: d.in.Path, Line: 1, Message: "the profile reader is not built yet"})
+	conv := rn.conventions(d.in)
+	s := rn.opt.Profile.Source
+	d.root.Get(s.Records).ForEach(func(_, r gjson.Result) bool {
+		d.in.Records++
+		rn.profileRecord(conv, d.in, s, r, d.lineOf(r))
+		return true
+	})
+}
+
+func (rn *run) profileRecord(conv *conventions, in *Input, s *Source, r gjson.Result, line int) {
+	tool := r.Get(s.Tool).String()
+	resultOf := ""
+	if s.ResultCallID != "" {
+		resultOf = r.Get(s.ResultCallID).String()
+	}
+	if tool == "" && resultOf == "" {
+		return // a record that is neither a call nor a result
+	}
+	problem := func(msg string) {
+		in.Problems = append(in.Problems, Problem{File: in.Path, Line: line, Task: r.Get(s.Task).String(), Message: msg})
+	}
+	task := r.Get(s.Task).String()
+	if task == "" {
+		problem(fmt.Sprintf("record has no task at %q", s.Task))
+		return
+	}
+	ts, ok := parseTime(r.Get(s.Time))
+	if !ok {
+		problem(fmt.Sprintf("record has no time at %q (RFC 3339 or a Unix time)", s.Time))
+		return
+	}
+	if rn.once("task:" + task) {
+		conv.lifecycle(task, ts, line, "task_started", map[string]any{"relation": "root"})
+	}
+	if tool != "" {
+		args := r.Get(s.Args)
+		argText := args.Raw
+		if args.Type == gjson.String {
+			argText = args.Str // arguments recorded as a JSON string
+		}
+		id := ""
+		if s.CallID != "" {
+			id = r.Get(s.CallID).String()
+		}
+		if id == "" {
+			id = fmt.Sprintf("%s:%d", in.Path, line)
+		}
+		conv.Call(ToolCall{Task: task, TS: ts, ID: id, Name: tool, Args: argText, Line: line, Cwd: r.Get(s.Cwd).String()})
+		if resultOf == "" && (present(r, s.Result) || present(r, s.Error)) {
+			conv.Result(id, toolResult{TS: ts, Error: failed(r, s.Error), Line: line})
+		}
+		return
+	}
+	conv.Result(resultOf, toolResult{TS: ts, Error: failed(r, s.Error), Line: line})
+}
+
+func present(r gjson.Result, path string) bool { return path != "" && r.Get(path).Exists() }
+
+// failed: the error path holds something other than false, null or "".
+func failed(r gjson.Result, path string) bool {
+	if path == "" {
+		return false
+	}
+	v := r.Get(path)
+	switch v.Type {
+	case gjson.Null, gjson.False:
+		return false
+	case gjson.String:
+		return v.Str != ""
+	}
+	return v.Exists()
 }
