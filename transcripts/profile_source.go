@@ -68,13 +68,15 @@ func (rn *run) profileRecord(conv *conventions, in *Input, s *Source, r gjson.Re
 		if id == "" {
 			id = fmt.Sprintf("%s:%d", in.Path, line)
 		}
+		// Call ids of a user's format need only be unique within a task.
+		id = task + "/" + id
 		conv.Call(ToolCall{Task: task, TS: ts, ID: id, Name: tool, Args: argText, Line: line, Cwd: r.Get(s.Cwd).String()})
 		if resultOf == "" && (present(r, s.Result) || present(r, s.Error)) {
 			conv.Result(id, toolResult{TS: ts, Error: failed(r, s.Error), Line: line})
 		}
 		return
 	}
-	conv.Result(resultOf, toolResult{TS: ts, Error: failed(r, s.Error), Line: line})
+	conv.Result(task+"/"+resultOf, toolResult{TS: ts, Error: failed(r, s.Error), Line: line})
 }
 
 func present(r gjson.Result, path string) bool { return path != "" && r.Get(path).Exists() }
