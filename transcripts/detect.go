@@ -97,7 +97,8 @@ func detectDocument(doc gjson.Result, p *Profile) string {
 		}
 	}
 	switch {
-	case doc.Get("events").IsArray() && doc.Get("events.0.eventType").Exists():
+	case doc.Get("events").IsArray() && doc.Get("events.0.eventType").Exists(),
+		doc.Get("history.events").IsArray() && doc.Get("history.events.0.eventType").Exists():
 		return FormatTemporal
 	case doc.Get("resourceSpans").IsArray():
 		return FormatOTel
