@@ -84,6 +84,8 @@ func detectLine(line gjson.Result, p *Profile) string {
 		return FormatNative
 	case claudeCodeTypes[t] && (line.Get("sessionId").Exists() || t == "file-history-snapshot" || t == "summary"):
 		return FormatClaudeCode
+	case line.Get("resourceSpans").IsArray():
+		return FormatOTel // OTLP/JSON export requests, one a line
 	}
 	// JSON Lines of unknown records: the native reader reports each one.
 	return FormatNative
@@ -100,6 +102,11 @@ func detectDocument(doc gjson.Result, p *Profile) string {
 	case doc.Get("events").IsArray() && doc.Get("events.0.eventType").Exists():
 		return FormatTemporal
 	case doc.Get("resourceSpans").IsArray():
+		return FormatOTel
+	case doc.Get("spans").IsArray() && doc.Get("spans.0.context.span_id").Exists(),
+		doc.IsArray() && doc.Get("0.context.span_id").Exists():
+		// Spans dumped by the OpenTelemetry Python SDK (ReadableSpan,
+		// as any-agent writes them): not OTLP, read by the same reader.
 		return FormatOTel
 	case doc.Get("messages").IsArray() && doc.Get("messages.0.role").Exists(),
 		doc.IsArray() && doc.Get("0.role").Exists(),
