@@ -110,8 +110,8 @@ func detectDocument(doc gjson.Result, p *Profile) string {
 		return FormatOTel
 	case doc.Get("messages").IsArray() && doc.Get("messages.0.role").Exists(),
 		doc.IsArray() && doc.Get("0.role").Exists(),
-		doc.Get("output").IsArray() && doc.Get("output.0.type").Exists(),
-		doc.Get("input").IsArray() && doc.Get("input.0.type").Exists(),
+		doc.Get("output").IsArray() && (doc.Get("output.0.type").Exists() || doc.Get("output.0.role").Exists()),
+		doc.Get("input").IsArray() && (doc.Get("input.0.type").Exists() || doc.Get("input.0.role").Exists()),
 		doc.IsArray() && doc.Get("0.type").Exists() && (doc.Get(`#(type=="function_call")`).Exists() || doc.Get(`#(type=="message")`).Exists()):
 		return FormatOpenAI
 	}

@@ -31,10 +31,12 @@ func readFiles(t *testing.T, files map[string]string, opt Options) ([]Input, []E
 		res.Inputs[i].Path = strings.TrimPrefix(res.Inputs[i].Path, prefix)
 		for j := range res.Inputs[i].Problems {
 			res.Inputs[i].Problems[j].File = strings.TrimPrefix(res.Inputs[i].Problems[j].File, prefix)
+			res.Inputs[i].Problems[j].Task = strings.TrimPrefix(res.Inputs[i].Problems[j].Task, prefix)
 		}
 	}
 	for i := range evs {
 		evs[i].File = strings.TrimPrefix(evs[i].File, prefix)
+		evs[i].Task = strings.TrimPrefix(evs[i].Task, prefix) // a file path as task id
 	}
 	return res.Inputs, evs
 }
