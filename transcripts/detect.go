@@ -112,7 +112,7 @@ func detectDocument(doc gjson.Result, p *Profile) string {
 		doc.IsArray() && doc.Get("0.role").Exists(),
 		doc.Get("output").IsArray() && (doc.Get("output.0.type").Exists() || doc.Get("output.0.role").Exists()),
 		doc.Get("input").IsArray() && (doc.Get("input.0.type").Exists() || doc.Get("input.0.role").Exists()),
-		doc.IsArray() && doc.Get("0.type").Exists() && (doc.Get(`#(type=="function_call")`).Exists() || doc.Get(`#(type=="message")`).Exists()):
+		doc.IsArray() && doc.Get("0.type").Exists() && (doc.Get(`#(type%"*_call")`).Exists() || doc.Get(`#(type=="message")`).Exists()):
 		return FormatOpenAI
 	}
 	return FormatUnknown

@@ -110,7 +110,13 @@ func TestOpenAI_MCPCalls(t *testing.T) {
   {"type": "mcp_call", "id": "mcp_000000000002", "server_label": "slack", "name": "slack_post_message", "arguments": ` + slackArgs + `, "output": "{\"ok\": true}", "error": null, "status": "completed"},
   {"type": "mcp_call", "id": "mcp_000000000003", "server_label": "slack", "name": "slack_post_message", "arguments": ` + slackArgs + `, "status": "calling"}
 ]}`
-	_, evs := readFiles(t, map[string]string{"r.json": resp}, Options{})
+	// A bare list of output items is OpenAI too, whatever its tool items.
+	bare := `[{"type": "mcp_call", "id": "mcp_000000000009", "server_label": "slack", "name": "slack_post_message", "arguments": ` + slackArgs + `}]`
+	ins, evs := readFiles(t, map[string]string{"r.json": resp, "s.json": bare}, Options{})
+	if ins[1].Format != FormatOpenAI || ins[1].Events != 3 {
+		t.Errorf("bare list: %+v", ins[1])
+	}
+	evs = evs[:len(evs)-3]
 	assertLines(t, "events", brief(evs), []string{
 		"resp_1 task_started relation=root @1",
 		"resp_1 intent dest=slack/C024BE91L @2",
