@@ -84,6 +84,8 @@ func detectLine(line gjson.Result, p *Profile) string {
 		return FormatNative
 	case claudeCodeTypes[t] && (line.Get("sessionId").Exists() || t == "file-history-snapshot" || t == "summary"):
 		return FormatClaudeCode
+	case line.Get("resourceSpans").IsArray():
+		return FormatOTel // OTLP/JSON export requests, one a line
 	}
 	// JSON Lines of unknown records: the native reader reports each one.
 	return FormatNative
@@ -102,11 +104,16 @@ func detectDocument(doc gjson.Result, p *Profile) string {
 		return FormatTemporal
 	case doc.Get("resourceSpans").IsArray():
 		return FormatOTel
+	case doc.Get("spans").IsArray() && doc.Get("spans.0.context.span_id").Exists(),
+		doc.IsArray() && doc.Get("0.context.span_id").Exists():
+		// Spans dumped by the OpenTelemetry Python SDK (ReadableSpan,
+		// as any-agent writes them): not OTLP, read by the same reader.
+		return FormatOTel
 	case doc.Get("messages").IsArray() && doc.Get("messages.0.role").Exists(),
 		doc.IsArray() && doc.Get("0.role").Exists(),
-		doc.Get("output").IsArray() && doc.Get("output.0.type").Exists(),
-		doc.Get("input").IsArray() && doc.Get("input.0.type").Exists(),
-		doc.IsArray() && doc.Get("0.type").Exists() && (doc.Get(`#(type=="function_call")`).Exists() || doc.Get(`#(type=="message")`).Exists()):
+		doc.Get("output").IsArray() && (doc.Get("output.0.type").Exists() || doc.Get("output.0.role").Exists()),
+		doc.Get("input").IsArray() && (doc.Get("input.0.type").Exists() || doc.Get("input.0.role").Exists()),
+		doc.IsArray() && doc.Get("0.type").Exists() && (doc.Get(`#(type%"*_call")`).Exists() || doc.Get(`#(type=="message")`).Exists()):
 		return FormatOpenAI
 	}
 	return FormatUnknown

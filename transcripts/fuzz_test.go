@@ -39,3 +39,35 @@ func FuzzReadNative(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadDocuments: no JSON document (OpenAI, OpenTelemetry, ...) may
+// panic a reader, and every event is counted by its input. Seeds are the
+// scenario documents and the OpenTelemetry corpus when it is present.
+func FuzzReadDocuments(f *testing.F) {
+	seeds, _ := filepath.Glob("../testdata/scenarios/*/*.json")
+	corpus, _ := filepath.Glob("../../shared/corpus/otel/*/*.json")
+	top, _ := filepath.Glob("../../shared/corpus/otel/*.json")
+	for _, s := range append(append(seeds, corpus...), top...) {
+		if b, err := os.ReadFile(s); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`[{"role":"assistant","tool_calls":[{"id":"c","function":{"name":"send","arguments":"{"}}]},{"role":"tool","tool_call_id":"c","content":null}]`))
+	f.Add([]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"AA==","spanId":1,"parentSpanId":1,"name":"invoke_agent"}]}]}]}` + "\n" + `{"resourceSpans":[]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var events int
+		res, err := Read([]string{"-"}, Options{Stdin: bytes.NewReader(data), MaxLineBytes: 1 << 16}, func(Event) { events++ })
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := res.Inputs[0]
+		if in.Events != events {
+			t.Fatalf("input counts %d events, emitted %d", in.Events, events)
+		}
+		for _, p := range in.Problems {
+			if p.Line < 0 || p.Message == "" {
+				t.Fatalf("bad problem %+v", p)
+			}
+		}
+	})
+}

@@ -1,6 +1,291 @@
 package transcripts
 
-// readOpenAI is not built yet: the input is reported, never silently passed.
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// OpenAI conversations.
+//
+// Read: Chat Completions message arrays ({"messages": [...]} or a bare
+// array: assistant tool_calls [{id, function: {name, arguments}}] or the
+// older function_call, answered by role "tool" messages with tool_call_id,
+// or role "function" messages) and Responses API item lists ({"output":
+// [...]}, {"input": [...]}, both in one document, or a bare array:
+// function_call / function_call_output, custom_tool_call,
+// computer_call, local_shell_call, shell_call and their *_output items, and
+// mcp_call items, which carry their own output or error). Chat messages and
+// Responses items may be mixed in one list.
+//
+// Task: the document's conversation id (conversation.id, conversation,
+// conversation_id, metadata.conversation_id), else its id (a Response or
+// a chat completion), else the file path. One task per document, started
+// (relation root) at its first item; the format records no end, no
+// interruption and no delegation, so a call without an output stays an
+// open crossing.
+//
+// Time: an item's own created_at / created / timestamp (Unix seconds or
+// RFC 3339) when present; otherwise the previous item's time plus one
+// millisecond, starting at the document's created_at / created (Response
+// and chat completion objects) or, without one, at the Unix epoch
+// (1970-01-01T00:00:00Z). Such synthetic times only keep the document's
+// order: compare documents without real times by content, not by time.
+//
+// Results: an output is an error by the convention of toolresult.go (text
+// beginning with "Error", JSON with an "error" key, ...), or when its item
+// status is "incomplete"; an mcp_call with a non-empty error or status
+// "failed"/"incomplete" is an error. A computer_call becomes the tool call
+// "computer_call" with the whole item as arguments: the built-in
+// conventions see no delivery in it (a click has coordinates, no element
+// text), a profile may.
+//
+// A call is counted once per run by its call id (documents that log each
+// request repeat the whole history): ids of 12 characters or more, as
+// OpenAI writes them, are taken as unique; shorter ones only within their
+// task.
+
 func (rn *run) readOpenAI(d *document) {
-	d.in.Problems = append(d.in.Problems, Problem{File: d.in.Path, Line: 1, Message: "the " + d.in.Format + " reader is not built yet"})
+	conv := rn.conventions(d.in)
+	task, named := openAITask(d)
+	var lists []gjson.Result
+	if d.root.IsArray() {
+		lists = append(lists, d.root)
+	} else {
+		for _, k := range []string{"messages", "input", "output"} {
+			if v := d.root.Get(k); v.IsArray() {
+				lists = append(lists, v)
+			}
+		}
+	}
+	clock, hasBase := docTime(d.root)
+	if !hasBase {
+		clock = time.Unix(0, 0).UTC()
+	}
+	type item struct {
+		r  gjson.Result
+		ts time.Time
+	}
+	var items []item
+	start := clock
+	for _, l := range lists {
+		l.ForEach(func(_, r gjson.Result) bool {
+			if t, ok := docTime(r); ok {
+				clock = t
+			} else {
+				clock = clock.Add(time.Millisecond)
+			}
+			if clock.Before(start) {
+				start = clock
+			}
+			items = append(items, item{r, clock})
+			return true
+		})
+	}
+	d.in.Records += len(items)
+	if rn.once("task:" + task) {
+		// The start points at the task's id, else at the first item.
+		line := 1
+		if named.Exists() {
+			line = d.lineOf(named)
+		} else if len(items) > 0 {
+			line = d.lineOf(items[0].r)
+		}
+		conv.lifecycle(task, start, line, "task_started", map[string]any{"relation": "root"})
+	}
+	o := &openAIDoc{rn: rn, d: d, conv: conv, task: task, legacy: map[string][]string{}, unread: map[string]int{}}
+	for i, it := range items {
+		o.item(i, it.r, it.ts)
+	}
+	var kinds []string
+	for k, n := range o.unread {
+		kinds = append(kinds, fmt.Sprintf("%s (%d)", k, n))
+	}
+	sort.Strings(kinds)
+	if len(kinds) > 0 {
+		d.in.Notices = append(d.in.Notices, "item types not read as tool calls: "+strings.Join(kinds, ", "))
+	}
+}
+
+type openAIDoc struct {
+	rn     *run
+	d      *document
+	conv   *conventions
+	task   string
+	legacy map[string][]string // function name → ids of legacy function_call messages awaiting a result
+	unread map[string]int
+}
+
+// openAITask names the document's task and the value that names it (which
+// does not exist for the file path).
+func openAITask(d *document) (string, gjson.Result) {
+	if d.root.IsObject() {
+		for _, p := range []string{"conversation.id", "conversation", "conversation_id", "metadata.conversation_id", "id"} {
+			if v := d.root.Get(p); v.Type == gjson.String && strings.TrimSpace(v.Str) != "" {
+				return v.Str, v
+			}
+		}
+	}
+	return d.in.Path, gjson.Result{}
+}
+
+// docTime is a record's own time: created_at, created or timestamp.
+func docTime(r gjson.Result) (time.Time, bool) {
+	if !r.IsObject() {
+		return time.Time{}, false
+	}
+	for _, k := range []string{"created_at", "created", "timestamp"} {
+		if t, ok := parseTime(r.Get(k)); ok {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// callKey is the id a call is known by in this run (see the top comment).
+func (o *openAIDoc) callKey(id string) string {
+	if len(id) >= 12 {
+		return id
+	}
+	return o.task + "/" + id
+}
+
+func (o *openAIDoc) problem(r gjson.Result, msg string) {
+	o.d.in.Problems = append(o.d.in.Problems, Problem{File: o.d.in.Path, Line: o.d.lineOf(r), Task: o.task, Message: msg})
+}
+
+// call records a tool call; id may be empty (then the call is named by its
+// place in the document and never deduplicated).
+func (o *openAIDoc) call(r gjson.Result, ts time.Time, n int, id, name, args string) string {
+	if strings.TrimSpace(name) == "" {
+		o.problem(r, "tool call without a name: what it did cannot be told")
+		return ""
+	}
+	key := fmt.Sprintf("%s#%d", o.d.in.Path, n)
+	if id != "" {
+		key = o.callKey(id)
+		if !o.rn.once("openai-call:" + key) {
+			return key // the same call again (a repeated history)
+		}
+	}
+	o.conv.Call(ToolCall{Task: o.task, TS: ts, ID: key, Name: name, Args: args, Line: o.d.lineOf(r)})
+	return key
+}
+
+func (o *openAIDoc) result(r gjson.Result, ts time.Time, key string, failed bool) {
+	if key == "" || !o.rn.once("openai-result:"+key) {
+		return
+	}
+	o.conv.Result(key, toolResult{TS: ts, Error: failed, Line: o.d.lineOf(r)})
+}
+
+func (o *openAIDoc) item(n int, r gjson.Result, ts time.Time) {
+	if !r.IsObject() {
+		o.problem(r, "item is not a JSON object")
+		return
+	}
+	typ := r.Get("type").String()
+	callID := r.Get("call_id").String()
+	incomplete := r.Get("status").String() == "incomplete"
+	switch typ {
+	case "function_call":
+		o.call(r, ts, n, callID, r.Get("name").String(), jsonText(r.Get("arguments")))
+	case "custom_tool_call":
+		o.call(r, ts, n, callID, r.Get("name").String(), object("input", r.Get("input").String()))
+	case "computer_call":
+		o.call(r, ts, n, callID, "computer_call", r.Raw)
+	case "local_shell_call":
+		o.call(r, ts, n, callID, "local_shell", object("command", joinStrings(r.Get("action.command"), " ")))
+	case "shell_call":
+		o.call(r, ts, n, callID, "shell", object("command", joinStrings(r.Get("action.commands"), "\n")))
+	case "mcp_call":
+		name := r.Get("name").String()
+		if label := r.Get("server_label").String(); label != "" && name != "" {
+			name = "mcp__" + label + "__" + name
+		}
+		key := o.call(r, ts, n, r.Get("id").String(), name, jsonText(r.Get("arguments")))
+		status := r.Get("status").String()
+		out, errv := r.Get("output"), r.Get("error")
+		switch {
+		case truthy(errv):
+			o.result(errv, ts, key, true)
+		case status == "failed" || incomplete:
+			o.result(r, ts, key, true)
+		case out.Exists() && out.Type != gjson.Null:
+			o.result(out, ts, key, outputSaysError(out))
+		case status == "completed":
+			o.result(r, ts, key, false)
+		}
+	case "function_call_output", "custom_tool_call_output", "computer_call_output", "local_shell_call_output", "shell_call_output":
+		o.result(r, ts, o.callKey(callID), incomplete || outputSaysError(r.Get("output")))
+	case "", "message":
+		o.message(n, r, ts)
+	default:
+		if strings.HasSuffix(typ, "_call") {
+			o.unread[typ]++
+		}
+	}
+}
+
+// message reads a Chat Completions message (or a Responses message item).
+func (o *openAIDoc) message(n int, r gjson.Result, ts time.Time) {
+	switch r.Get("role").String() {
+	case "assistant":
+		r.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
+			id := tc.Get("id").String()
+			switch {
+			case tc.Get("function").Exists():
+				o.call(tc, ts, n, id, tc.Get("function.name").String(), jsonText(tc.Get("function.arguments")))
+			case tc.Get("custom").Exists():
+				o.call(tc, ts, n, id, tc.Get("custom.name").String(), object("input", tc.Get("custom.input").String()))
+			default:
+				o.problem(tc, "tool call of an unknown kind: what it did cannot be told")
+			}
+			return true
+		})
+		if fc := r.Get("function_call"); fc.IsObject() {
+			// The older functions API: no ids, answered by the next
+			// role "function" message of the same name.
+			name := fc.Get("name").String()
+			if key := o.call(fc, ts, n, "", name, jsonText(fc.Get("arguments"))); key != "" {
+				o.legacy[name] = append(o.legacy[name], key)
+			}
+		}
+	case "tool":
+		o.result(r, ts, o.callKey(r.Get("tool_call_id").String()), outputSaysError(r.Get("content")))
+	case "function":
+		name := r.Get("name").String()
+		if q := o.legacy[name]; len(q) > 0 {
+			o.legacy[name] = q[1:]
+			o.result(r, ts, q[0], outputSaysError(r.Get("content")))
+		}
+	}
+}
+
+// jsonText is an arguments value as JSON object text: a string holding
+// JSON, or the value itself.
+func jsonText(r gjson.Result) string {
+	if r.Type == gjson.String {
+		return r.Str
+	}
+	return r.Raw
+}
+
+// object is {key: value} as JSON text.
+func object(key, value string) string {
+	b, _ := json.Marshal(map[string]string{key: value})
+	return string(b)
+}
+
+func joinStrings(r gjson.Result, sep string) string {
+	if r.Type == gjson.String {
+		return r.Str
+	}
+	var parts []string
+	r.ForEach(func(_, v gjson.Result) bool { parts = append(parts, v.String()); return true })
+	return strings.Join(parts, sep)
 }

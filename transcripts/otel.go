@@ -1,6 +1,567 @@
 package transcripts
 
-// readOTel is not built yet: the input is reported, never silently passed.
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// OpenTelemetry GenAI spans.
+//
+// Read: OTLP/JSON documents ({"resourceSpans": [{"scopeSpans": [{"spans":
+// [...]}]}]}, also the older instrumentationLibrarySpans), OTLP/JSON Lines
+// (one export request a line, as the Collector's file exporter writes), and
+// spans dumped by the OpenTelemetry Python SDK ({"spans": [...]} or a bare
+// array of spans with context.trace_id / context.span_id, decimal or 0x ids
+// and a flat attribute object, as any-agent writes them). Ids may be hex,
+// protobuf-JSON base64 or decimal numbers; they are normalized to lowercase
+// hex. Status codes may be enum names or numbers (2 / STATUS_CODE_ERROR is
+// an error). Times are Unix nanoseconds (a number or a decimal string) or
+// RFC 3339.
+//
+// Evidence: an execute_tool span (gen_ai.operation.name == "execute_tool",
+// or a span name starting with "execute_tool") is one tool call, named by
+// gen_ai.tool.name (else the rest of the span name), with the arguments of
+// gen_ai.tool.call.arguments, at the span's start; the span's end is its
+// result, an error when the status is ERROR (or an unknown code), when the
+// span has an "exception" event or an error.type attribute, or when
+// gen_ai.tool.call.result says so (see toolresult.go). A span with no end
+// time is a call without a result.
+//
+// Tasks: the nearest gen_ai.conversation.id on the span or an ancestor,
+// else the trace id. An invoke_agent span below another agent's span starts
+// a delegated child task "<parent task>/agent-<span id>" (or its own
+// conversation id, when it has one that differs), which ends with that span.
+// A trace task ends with its root span (a span with no parent), failed when
+// the root span's status is ERROR; a conversation task is never ended here
+// (the next trace may continue it). Only traces with GenAI spans become
+// tasks. Relations are found within one document: a span whose parent sits
+// in another file or line belongs to its trace's (or conversation's) task.
+// A span exported twice is counted once per run (by trace and span id).
+
+const convAttr = "gen_ai.conversation.id"
+
+type otelSpan struct {
+	r                 gjson.Result
+	trace, id, parent string
+	name, op          string
+	start, end        time.Time
+	hasStart, hasEnd  bool
+	attrs             map[string]otelValue
+	status            string // UNSET, OK, ERROR, or an unknown code as written
+	statusKnown       bool
+	exception         bool // an "exception" span event
+	line, endLine     int
+}
+
+type otelValue struct {
+	text string // a string as is; anything else as JSON
+	json string
+}
+
+func (s *otelSpan) attr(k string) string { return s.attrs[k].text }
+
+func (s *otelSpan) isTool() bool {
+	return s.op == "execute_tool" || strings.HasPrefix(s.name, "execute_tool")
+}
+
+func (s *otelSpan) isAgent() bool {
+	return s.op == "invoke_agent" || strings.HasPrefix(s.name, "invoke_agent")
+}
+
+func (s *otelSpan) genAI() bool { return s.op != "" || s.isTool() || s.isAgent() }
+
+// otelDoc is one document's span tree.
+type otelDoc struct {
+	d        *document
+	spans    []*otelSpan
+	byID     map[string]*otelSpan // trace/span → span
+	task     map[*otelSpan]string
+	visiting map[*otelSpan]bool
+	tasks    map[string]*otelTask
+	order    []string
+}
+
+type otelTask struct {
+	id, parent string // parent: the delegating task, for a child
+	first      *otelSpan
+	ender      *otelSpan // the span whose end ends the task
+	genAI      bool
+	spans      []*otelSpan
+}
+
+// otelNotes collects what is worth a notice over one input.
+type otelNotes struct {
+	other         int
+	unknownStatus map[string]bool
+}
+
+func (n *otelNotes) flush(in *Input) {
+	if n.other > 0 {
+		in.Notices = append(in.Notices, fmt.Sprintf("%d span(s) without a GenAI operation (gen_ai.operation.name, execute_tool, invoke_agent): no evidence", n.other))
+	}
+	codes := make([]string, 0, len(n.unknownStatus))
+	for c := range n.unknownStatus {
+		codes = append(codes, c)
+	}
+	sort.Strings(codes)
+	for _, c := range codes {
+		in.Notices = append(in.Notices, fmt.Sprintf("status code %q is not UNSET, OK or ERROR: the tool calls it ends are not taken as confirmed", c))
+	}
+}
+
+func (rn *run) readOTelLines(src io.Reader, in *Input) {
+	notes := &otelNotes{unknownStatus: map[string]bool{}}
+	jsonLines(src, in, rn.opt.MaxLineBytes, "", func(l rawLine, r gjson.Result) {
+		if !r.Get("resourceSpans").IsArray() {
+			in.Problems = append(in.Problems, Problem{File: in.Path, Line: l.num, Message: "not an OTLP/JSON export request (no resourceSpans)"})
+			return
+		}
+		in.Records-- // counted again, span by span
+		rn.readOTelDocument(&document{in: in, lines: newLineIndex(l.bytes), root: r, first: l.num}, notes)
+	})
+	notes.flush(in)
+}
+
 func (rn *run) readOTel(d *document) {
-	d.in.Problems = append(d.in.Problems, Problem{File: d.in.Path, Line: 1, Message: "the " + d.in.Format + " reader is not built yet"})
+	notes := &otelNotes{unknownStatus: map[string]bool{}}
+	rn.readOTelDocument(d, notes)
+	notes.flush(d.in)
+}
+
+func (rn *run) readOTelDocument(d *document, notes *otelNotes) {
+	o := &otelDoc{d: d, byID: map[string]*otelSpan{}, task: map[*otelSpan]string{},
+		visiting: map[*otelSpan]bool{}, tasks: map[string]*otelTask{}}
+	for _, raw := range otelRawSpans(d.root) {
+		d.in.Records++
+		s, msg := o.parse(raw)
+		if msg != "" {
+			if s != nil && !s.genAI() {
+				notes.other++ // not evidence either way
+				continue
+			}
+			d.in.Problems = append(d.in.Problems, Problem{File: d.in.Path, Line: d.lineOf(raw), Message: msg})
+			continue
+		}
+		if _, dup := o.byID[s.trace+"/"+s.id]; dup {
+			continue // the same span twice in one document: once
+		}
+		o.byID[s.trace+"/"+s.id] = s
+		o.spans = append(o.spans, s)
+	}
+	for _, s := range o.spans {
+		if s.genAI() {
+			o.tasks[o.taskOf(s)].genAI = true
+		} else {
+			notes.other++
+		}
+	}
+	// A delegating task is a task even when none of its own spans is a
+	// GenAI span: its child names it.
+	for _, id := range o.order {
+		for t := o.tasks[id]; t.genAI && t.parent != "" && o.tasks[t.parent] != nil && !o.tasks[t.parent].genAI; t = o.tasks[t.parent] {
+			o.tasks[t.parent].genAI = true
+		}
+	}
+	conv := rn.conventions(d.in)
+	for _, id := range o.order {
+		t := o.tasks[id]
+		if !t.genAI {
+			continue
+		}
+		sort.SliceStable(t.spans, func(i, j int) bool { return t.spans[i].start.Before(t.spans[j].start) })
+		if rn.once("task:" + id) {
+			start := t.first
+			for _, s := range t.spans {
+				if s.hasStart && (!start.hasStart || s.start.Before(start.start)) {
+					start = s
+				}
+			}
+			fields := map[string]any{"relation": "root"}
+			if t.parent != "" {
+				fields = map[string]any{"relation": "delegated", "parent": t.parent}
+			}
+			ts := start.start
+			if !start.hasStart {
+				ts = start.end
+			}
+			conv.lifecycle(id, ts, start.line, "task_started", fields)
+		}
+		ends := false
+		for _, s := range t.spans {
+			if !rn.once("otel-span:" + s.trace + "/" + s.id) {
+				continue // exported twice: counted where first read
+			}
+			if s.isTool() {
+				rn.otelCall(conv, d, id, s, notes)
+			}
+			ends = ends || s == t.ender && s.hasEnd
+		}
+		if ends {
+			status := "completed"
+			if t.ender.status == "ERROR" {
+				status = "failed"
+			}
+			conv.lifecycle(id, t.ender.end, t.ender.endLine, "task_ended", map[string]any{"status": status})
+		}
+	}
+}
+
+func (rn *run) otelCall(conv *conventions, d *document, task string, s *otelSpan, notes *otelNotes) {
+	name := s.attr("gen_ai.tool.name")
+	if name == "" {
+		name = strings.TrimSpace(strings.TrimPrefix(s.name, "execute_tool"))
+	}
+	if name == "" {
+		d.in.Problems = append(d.in.Problems, Problem{File: d.in.Path, Line: s.line, Task: task,
+			Message: "execute_tool span without gen_ai.tool.name: what it did cannot be told"})
+		return
+	}
+	if !s.hasStart && !s.hasEnd {
+		d.in.Problems = append(d.in.Problems, Problem{File: d.in.Path, Line: s.line, Task: task,
+			Message: "execute_tool span " + name + " without a readable start or end time"})
+		return
+	}
+	ts := s.start
+	if !s.hasStart {
+		ts = s.end
+	}
+	id := s.attr("gen_ai.tool.call.id")
+	if id == "" || !rn.once("otel-call:"+id) {
+		id = "span:" + s.id // two spans with one call id are two executions
+	}
+	conv.Call(ToolCall{Task: task, TS: ts, ID: id, Name: name, Args: otelArgs(s), Line: s.line})
+	if !s.hasEnd {
+		return // no result: the call may still be running, or was lost
+	}
+	failed := s.status == "ERROR" || s.exception || s.attr("error.type") != ""
+	if !s.statusKnown {
+		notes.unknownStatus[s.status] = true
+		failed = true
+	}
+	for _, k := range []string{"gen_ai.tool.call.result", "gen_ai.output"} {
+		if v, ok := s.attrs[k]; ok {
+			failed = failed || outputSaysError(gjson.Parse(v.json))
+			break
+		}
+	}
+	conv.Result(id, toolResult{TS: s.end, Error: failed, Line: s.endLine})
+}
+
+// otelArgs is the arguments object: a string holding JSON, or a structured
+// attribute value.
+func otelArgs(s *otelSpan) string {
+	for _, k := range []string{"gen_ai.tool.call.arguments", "gen_ai.tool.args"} {
+		v, ok := s.attrs[k]
+		if !ok {
+			continue
+		}
+		if t := strings.TrimSpace(v.text); gjson.Valid(t) && gjson.Parse(t).IsObject() {
+			return t
+		}
+		return v.json
+	}
+	return ""
+}
+
+// taskOf assigns a span to a task (see the comment at the top).
+func (o *otelDoc) taskOf(s *otelSpan) string {
+	if t, ok := o.task[s]; ok {
+		return t
+	}
+	o.visiting[s] = true
+	p := o.parentOf(s)
+	var t, parentTask string
+	ender := false
+	switch {
+	case s.isAgent() && p != nil && o.agentAbove(s):
+		parentTask = o.taskOf(p)
+		if c := s.attr(convAttr); c != "" && c != parentTask {
+			t = c
+		} else {
+			t = parentTask + "/agent-" + s.id
+		}
+		ender = true
+	case p != nil && o.tasks[o.taskOf(p)].parent != "":
+		t = o.taskOf(p) // inside a delegated child: stay there
+	case s.attr(convAttr) != "":
+		t = s.attr(convAttr)
+	case p != nil:
+		t = o.taskOf(p)
+	default:
+		t = s.trace
+		ender = s.parent == "" // the trace's root span ends the trace task
+	}
+	delete(o.visiting, s)
+	o.task[s] = t
+	ot := o.tasks[t]
+	if ot == nil {
+		ot = &otelTask{id: t, parent: parentTask, first: s}
+		o.tasks[t] = ot
+		o.order = append(o.order, t)
+	}
+	if ender && ot.ender == nil {
+		ot.ender = s
+	}
+	ot.spans = append(ot.spans, s)
+	return t
+}
+
+// parentOf is the span's parent in this document, or nil (no parent, a
+// parent elsewhere, or a cycle in broken input).
+func (o *otelDoc) parentOf(s *otelSpan) *otelSpan {
+	if s.parent == "" {
+		return nil
+	}
+	p := o.byID[s.trace+"/"+s.parent]
+	if p == nil || o.visiting[p] {
+		return nil
+	}
+	return p
+}
+
+func (o *otelDoc) agentAbove(s *otelSpan) bool {
+	seen := map[*otelSpan]bool{s: true}
+	for p := o.parentOf(s); p != nil && !seen[p]; p = o.byID[p.trace+"/"+p.parent] {
+		if p.isAgent() {
+			return true
+		}
+		seen[p] = true
+		if p.parent == "" {
+			break
+		}
+	}
+	return false
+}
+
+func otelRawSpans(root gjson.Result) []gjson.Result {
+	var out []gjson.Result
+	each := func(r gjson.Result, f func(gjson.Result)) {
+		r.ForEach(func(_, v gjson.Result) bool { f(v); return true })
+	}
+	switch {
+	case root.Get("resourceSpans").IsArray():
+		each(root.Get("resourceSpans"), func(rs gjson.Result) {
+			for _, k := range []string{"scopeSpans", "instrumentationLibrarySpans"} {
+				each(rs.Get(k), func(ss gjson.Result) { each(ss.Get("spans"), func(sp gjson.Result) { out = append(out, sp) }) })
+			}
+		})
+	case root.IsArray():
+		each(root, func(sp gjson.Result) { out = append(out, sp) })
+	default:
+		each(root.Get("spans"), func(sp gjson.Result) { out = append(out, sp) })
+	}
+	return out
+}
+
+func firstOf(r gjson.Result, paths ...string) gjson.Result {
+	for _, p := range paths {
+		if v := r.Get(p); v.Exists() && v.Type != gjson.Null {
+			return v
+		}
+	}
+	return gjson.Result{}
+}
+
+// parse reads one span; msg says why it cannot be placed.
+func (o *otelDoc) parse(r gjson.Result) (*otelSpan, string) {
+	if !r.IsObject() {
+		return nil, "span is not a JSON object"
+	}
+	s := &otelSpan{r: r, line: o.d.lineOf(r), name: firstOf(r, "name").String(), attrs: otelAttrs(firstOf(r, "attributes"))}
+	s.op = s.attr("gen_ai.operation.name")
+	var ok bool
+	if s.trace, ok = otelID(firstOf(r, "traceId", "trace_id", "context.trace_id"), 16); !ok || s.trace == "" {
+		return s, "span without a readable trace id"
+	}
+	if s.id, ok = otelID(firstOf(r, "spanId", "span_id", "context.span_id"), 8); !ok || s.id == "" {
+		return s, "span without a readable span id"
+	}
+	if s.parent, ok = otelID(firstOf(r, "parentSpanId", "parent_span_id", "parent_id", "parent.span_id"), 8); !ok {
+		return s, "span with an unreadable parent span id"
+	}
+	start := firstOf(r, "startTimeUnixNano", "start_time_unix_nano", "start_time", "startTime")
+	end := firstOf(r, "endTimeUnixNano", "end_time_unix_nano", "end_time", "endTime")
+	s.start, s.hasStart = otelTime(start)
+	s.end, s.hasEnd = otelTime(end)
+	st := firstOf(r, "status")
+	s.status, s.statusKnown = otelStatus(firstOf(st, "code", "status_code"))
+	s.endLine = s.line
+	switch {
+	case st.Exists():
+		s.endLine = o.d.lineOf(st)
+	case end.Exists():
+		s.endLine = o.d.lineOf(end)
+	}
+	firstOf(r, "events").ForEach(func(_, e gjson.Result) bool {
+		s.exception = s.exception || e.Get("name").String() == "exception"
+		return true
+	})
+	return s, ""
+}
+
+// otelAttrs reads OTLP attributes ([{key, value: AnyValue}]) or a flat
+// attribute object.
+func otelAttrs(r gjson.Result) map[string]otelValue {
+	out := map[string]otelValue{}
+	switch {
+	case r.IsArray():
+		r.ForEach(func(_, kv gjson.Result) bool {
+			k := kv.Get("key").String()
+			if k == "" {
+				return true
+			}
+			v := otlpAny(kv.Get("value"))
+			b, err := json.Marshal(v)
+			if err != nil {
+				b = []byte("null")
+			}
+			if s, ok := v.(string); ok {
+				out[k] = otelValue{text: s, json: string(b)}
+			} else {
+				out[k] = otelValue{text: string(b), json: string(b)}
+			}
+			return true
+		})
+	case r.IsObject():
+		r.ForEach(func(k, v gjson.Result) bool {
+			if v.Type == gjson.String {
+				out[k.String()] = otelValue{text: v.Str, json: v.Raw}
+			} else {
+				out[k.String()] = otelValue{text: v.Raw, json: v.Raw}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// otlpAny converts an OTLP AnyValue to a JSON-ready value.
+func otlpAny(v gjson.Result) any {
+	number := func(n gjson.Result) any {
+		text := n.Raw
+		if n.Type == gjson.String {
+			text = n.Str
+		}
+		if _, err := strconv.ParseFloat(text, 64); err != nil {
+			return text // NaN, Infinity, or garbage: kept as text
+		}
+		return json.Number(text)
+	}
+	switch {
+	case v.Get("stringValue").Exists():
+		return v.Get("stringValue").String()
+	case v.Get("boolValue").Exists():
+		return v.Get("boolValue").Bool()
+	case v.Get("intValue").Exists():
+		return number(v.Get("intValue"))
+	case v.Get("doubleValue").Exists():
+		return number(v.Get("doubleValue"))
+	case v.Get("arrayValue").Exists():
+		list := []any{}
+		v.Get("arrayValue.values").ForEach(func(_, x gjson.Result) bool { list = append(list, otlpAny(x)); return true })
+		return list
+	case v.Get("kvlistValue").Exists():
+		m := map[string]any{}
+		v.Get("kvlistValue.values").ForEach(func(_, kv gjson.Result) bool {
+			m[kv.Get("key").String()] = otlpAny(kv.Get("value"))
+			return true
+		})
+		return m
+	case v.Get("bytesValue").Exists():
+		return v.Get("bytesValue").String()
+	}
+	return nil
+}
+
+// otelID normalizes a trace (size 16) or span (size 8) id to lowercase hex:
+// hex (optionally 0x), protobuf-JSON base64, or a decimal number. An absent,
+// empty or all-zero id is "" (ok); ok is false for an id that cannot be read.
+func otelID(r gjson.Result, size int) (string, bool) {
+	switch r.Type {
+	case gjson.Null:
+		return "", true
+	case gjson.Number:
+		n, ok := new(big.Int).SetString(r.Raw, 10)
+		if !ok || n.Sign() < 0 || n.BitLen() > size*8 {
+			return "", false
+		}
+		if n.Sign() == 0 {
+			return "", true
+		}
+		return fmt.Sprintf("%0*x", size*2, n), true
+	case gjson.String:
+		s := strings.TrimSpace(r.Str)
+		if s == "" {
+			return "", true
+		}
+		h, prefixed := strings.CutPrefix(strings.ToLower(s), "0x")
+		if prefixed && len(h) < 2*size {
+			h = strings.Repeat("0", 2*size-len(h)) + h // 0x ids drop leading zeros
+		}
+		if _, err := hex.DecodeString(h); err == nil && len(h) == 2*size {
+			if strings.Trim(h, "0") == "" {
+				return "", true
+			}
+			return h, true
+		}
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+			if b, err := enc.DecodeString(s); err == nil && len(b) == size {
+				h := hex.EncodeToString(b)
+				if strings.Trim(h, "0") == "" {
+					return "", true
+				}
+				return h, true
+			}
+		}
+		if n, ok := new(big.Int).SetString(s, 10); ok && n.Sign() > 0 && n.BitLen() <= size*8 {
+			return fmt.Sprintf("%0*x", size*2, n), true
+		}
+		return "", false
+	}
+	return "", false
+}
+
+// otelTime reads Unix nanoseconds (number or decimal string) or RFC 3339.
+func otelTime(r gjson.Result) (time.Time, bool) {
+	text := r.Raw
+	if r.Type == gjson.String {
+		text = r.Str
+	}
+	if n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64); err == nil {
+		if n <= 0 {
+			return time.Time{}, false
+		}
+		return time.Unix(0, n).UTC(), true
+	}
+	return parseTime(r)
+}
+
+// otelStatus normalizes a status code: 0/UNSET, 1/OK, 2/ERROR, as enum
+// names (STATUS_CODE_ERROR), short names or numbers. An absent code is
+// UNSET (protobuf JSON omits defaults).
+func otelStatus(r gjson.Result) (string, bool) {
+	if !r.Exists() {
+		return "UNSET", true
+	}
+	s := strings.ToUpper(strings.TrimSpace(r.String()))
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "STATUSCODE."), "STATUS_CODE_")
+	switch s {
+	case "0", "UNSET", "":
+		return "UNSET", true
+	case "1", "OK":
+		return "OK", true
+	case "2", "ERROR":
+		return "ERROR", true
+	}
+	return r.String(), false
 }

@@ -236,6 +236,14 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 		in.Format = FormatClaudeCode
 		rn.readClaudeCode(br, in)
 		return
+	case FormatOTel:
+		// Detected from JSON Lines (forced or not): one OTLP export request
+		// a line, as the OpenTelemetry Collector's file exporter writes.
+		if detect(peek, err != nil, rn.opt.Profile) == FormatOTel {
+			in.Format = FormatOTel
+			rn.readOTelLines(br, in)
+			return
+		}
 	case FormatProfile:
 		if src := profileSource(rn.opt.Profile); src != nil && src.Records == "" {
 			in.Format = FormatProfile
@@ -261,6 +269,11 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 		if first := bytes.IndexByte(doc, '\n'); first < 0 || first >= 64<<10 {
 			// Not a document after all: JSON Lines whose first line was
 			// longer than detection could see. Read it line by line.
+			if first > 0 && gjson.ValidBytes(doc[:first]) && detectLine(gjson.ParseBytes(doc[:first]), rn.opt.Profile) == FormatOTel {
+				in.Format = FormatOTel
+				rn.readOTelLines(bytes.NewReader(doc), in)
+				return
+			}
 			in.Format = FormatNative
 			readNative(bytes.NewReader(doc), in, rn.opt.MaxLineBytes, rn.emit)
 			return
@@ -294,7 +307,15 @@ type document struct {
 	in    *Input
 	lines lineIndex
 	root  gjson.Result
+	// first is the line the document starts on when it is one record of
+	// a JSON Lines file (0 for a whole file).
+	first int
 }
 
 // lineOf is the line where a value of the document starts.
-func (d *document) lineOf(r gjson.Result) int { return d.lines.line(r.Index) }
+func (d *document) lineOf(r gjson.Result) int {
+	if d.first > 0 {
+		return d.first + d.lines.line(r.Index) - 1
+	}
+	return d.lines.line(r.Index)
+}
