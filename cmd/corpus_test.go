@@ -98,3 +98,41 @@ func TestCorpus_ClaudeCodeSessionsReadAsTasksWithoutDuplicates(t *testing.T) {
 		}
 	}
 }
+
+// TestCorpus_EveryFileIsReadWithoutAProblem: every real transcript and
+// history in the corpus is read without a crash and without a spurious
+// problem; formats no reader knows get a notice, archives are skipped.
+func TestCorpus_EveryFileIsReadWithoutAProblem(t *testing.T) {
+	dir := needCorpus(t, "")
+	out, stderr, code := runWith(t, "", builtinRules(t), "facts", dir)
+	if code != 0 {
+		t.Fatalf("facts exit %d: %s", code, stderr)
+	}
+	var facts struct {
+		Inputs []struct {
+			Path     string   `json:"path"`
+			Format   string   `json:"format"`
+			Events   int      `json:"events"`
+			Problems []any    `json:"problems"`
+			Notices  []string `json:"notices"`
+		} `json:"inputs"`
+	}
+	if err := json.Unmarshal([]byte(out), &facts); err != nil {
+		t.Fatal(err)
+	}
+	formats := map[string]int{}
+	for _, in := range facts.Inputs {
+		formats[in.Format]++
+		if len(in.Problems) != 0 {
+			t.Errorf("%s (%s): problems %v", in.Path, in.Format, in.Problems)
+		}
+		if in.Format == "unknown" && len(in.Notices) == 0 {
+			t.Errorf("%s: not read and nothing said", in.Path)
+		}
+	}
+	for _, f := range []string{"claude-code", "otel", "temporal"} {
+		if formats[f] == 0 {
+			t.Errorf("no corpus input was read as %s: %v", f, formats)
+		}
+	}
+}
