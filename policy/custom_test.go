@@ -314,7 +314,7 @@ func TestPolicyErrors_BuiltinErrorIsRaised(t *testing.T) {
 
 func TestPolicyErrors_PathThatContributesNoRule(t *testing.T) {
 	_, err := compileUser(t, nil, "empty.rego", "package effectlint.custom.empty\n\nimport rego.v1\n")
-	if err == nil || !strings.Contains(err.Error(), "--policy p: contributes no rule") {
+	if err == nil || !strings.Contains(err.Error(), "policy path p: contributes no rule") {
 		t.Errorf("error = %v", err)
 	}
 }

@@ -216,7 +216,7 @@ func checkContributions(user []Module, parsed map[string]*ast.Module) error {
 	}
 	for _, from := range order {
 		if rules[from] == 0 {
-			return policyErrorf("--policy %s: contributes no rule (its files hold no rule definitions)", from)
+			return policyErrorf("policy path %s: contributes no rule (its files hold no rule definitions)", from)
 		}
 	}
 	return nil

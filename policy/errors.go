@@ -40,10 +40,9 @@ func where(l *ast.Location) string {
 	if file == "" {
 		file = "-"
 	}
-	if l.Col > 0 {
-		return fmt.Sprintf("%s:%d:%d", file, l.Row, l.Col)
-	}
-	return fmt.Sprintf("%s:%d", file, l.Row)
+	// Always three parts, so that editors and CI annotations can jump to
+	// it; an unknown column (OPA gives none at the end of a file) is 1.
+	return fmt.Sprintf("%s:%d:%d", file, l.Row, max(l.Col, 1))
 }
 
 // compileError turns OPA's parse and compile errors into one error that

@@ -35,7 +35,7 @@ func LoadPolicies(paths []string, tests bool) ([]Module, error) {
 			if !tests {
 				what = ".rego file other than tests (*_test.rego)"
 			}
-			return nil, policyErrorf("--policy %s: contributes no rule: no %s there", p, what)
+			return nil, policyErrorf("policy path %s: contributes no rule: no %s there", p, what)
 		}
 		for _, f := range files {
 			if seen[f] {
@@ -44,7 +44,7 @@ func LoadPolicies(paths []string, tests bool) ([]Module, error) {
 			seen[f] = true
 			b, err := os.ReadFile(f)
 			if err != nil {
-				return nil, policyErrorf("--policy %s: %v", p, unwrap(err))
+				return nil, policyErrorf("policy path %s: %v", p, unwrap(err))
 			}
 			out = append(out, Module{Name: f, Source: string(b), From: p})
 		}
@@ -55,12 +55,12 @@ func LoadPolicies(paths []string, tests bool) ([]Module, error) {
 func regoFiles(p string, tests bool) ([]string, error) {
 	info, err := os.Stat(p)
 	if err != nil {
-		return nil, policyErrorf("--policy %s: %v", p, unwrap(err))
+		return nil, policyErrorf("policy path %s: %v", p, unwrap(err))
 	}
 	clean := filepath.ToSlash(filepath.Clean(p))
 	if !info.IsDir() {
 		if !strings.HasSuffix(p, ".rego") {
-			return nil, policyErrorf("--policy %s: not a .rego file", p)
+			return nil, policyErrorf("policy path %s: not a .rego file", p)
 		}
 		if IsTestFile(p) && !tests {
 			return nil, nil
@@ -79,7 +79,7 @@ func regoFiles(p string, tests bool) ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, policyErrorf("--policy %s: %v", p, unwrap(err))
+		return nil, policyErrorf("policy path %s: %v", p, unwrap(err))
 	}
 	sort.Strings(files)
 	return files, nil
