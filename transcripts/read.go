@@ -18,6 +18,11 @@ type Options struct {
 	Stdin io.Reader
 	// MaxLineBytes bounds one line (DefaultMaxLineBytes when zero).
 	MaxLineBytes int
+	// Ignore, when set, leaves out files found while walking a directory
+	// for which it returns true: neither read nor listed as skipped (the
+	// expected.yaml of an `effectlint test` case is not part of its
+	// history). Files named as arguments are always read.
+	Ignore func(path string) bool
 }
 
 // Result describes what Read read.
@@ -57,7 +62,7 @@ func Read(paths []string, opt Options, emit func(Event)) (Result, error) {
 			}
 			continue
 		}
-		found, skipped, err := expand(p)
+		found, skipped, err := expand(p, opt.Ignore)
 		if err != nil {
 			return res, err
 		}
@@ -78,7 +83,7 @@ func Read(paths []string, opt Options, emit func(Event)) (Result, error) {
 }
 
 // expand turns a path argument into the files it names.
-func expand(p string) (files, skipped []string, err error) {
+func expand(p string, ignore func(string) bool) (files, skipped []string, err error) {
 	clean := filepath.ToSlash(filepath.Clean(p))
 	info, err := os.Stat(p)
 	if err != nil {
@@ -105,6 +110,9 @@ func expand(p string) (files, skipped []string, err error) {
 			return nil
 		}
 		if d.IsDir() {
+			return nil
+		}
+		if ignore != nil && ignore(disp) {
 			return nil
 		}
 		if !IsTranscriptName(d.Name()) {
