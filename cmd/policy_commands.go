@@ -6,5 +6,5 @@ import "github.com/spf13/cobra"
 // tests (verify), scenario regression tests (test) and explanations
 // (explain). They live apart from root.go so that it stays small.
 func addPolicyCommands(root *cobra.Command, env Env) {
-	root.AddCommand(newVerify(env), newTest(env))
+	root.AddCommand(newVerify(env), newTest(env), newExplain(env))
 }
