@@ -158,6 +158,8 @@ func TestPolicyFlags_Errors(t *testing.T) {
 	onlyStop := writePolicy(t, "stop.rego", "package effectlint.custom.s\n\nstop contains {\"rule\": \"S\", \"message\": \"m\"} if true\n")
 	onlyFinding := writePolicy(t, "f.rego", "package effectlint.custom.f\n\nfinding contains {\"rule\": \"F\", \"severity\": \"low\", \"message\": \"m\"} if false\n")
 	empty := writePolicy(t, "notes.txt", "no rego here")
+	unsafe := writePolicy(t, "unsafe.rego", "package effectlint.custom.u\n\nfinding contains f if {\n\tf.rule == \"X\"\n}\n")
+	conflict := writePolicy(t, "conflict.rego", "package effectlint.custom.c\n\nlevel := \"high\"\n\nlevel := \"low\" if true\n\nfinding contains {\"rule\": \"C\", \"severity\": level, \"message\": \"m\"} if true\n")
 	slow := writePolicy(t, "slow.rego", "package effectlint.custom.slow\n\nfinding contains {\"rule\": \"SLOW\", \"severity\": \"low\", \"message\": \"m\"} if never\n\nstop contains {\"rule\": \"SLOW\", \"message\": \"m\"} if never\n\nnever if {\n\tsome i in numbers.range(1, 5000)\n\tsome j in numbers.range(1, 5000)\n\ti * j == -1\n}\n")
 	check := []string{"check", "--task", "t2"}
 	cases := []struct {
@@ -171,6 +173,10 @@ func TestPolicyFlags_Errors(t *testing.T) {
 			[]string{"clock.rego:4:2", "time.now_ns is not allowed"}},
 		{"syntax error", []string{"analyze", "--policy", broken, incident},
 			[]string{"broken.rego:6:1: rego_parse_error"}},
+		{"unsafe var", []string{"analyze", "--policy", unsafe, incident},
+			[]string{"unsafe.rego:4:2: rego_unsafe_var_error: var f is unsafe"}},
+		{"conflicting rules", []string{"analyze", "--policy", conflict, incident},
+			[]string{"conflict.rego:5:1: eval_conflict_error", "conflicting values"}},
 		{"package outside effectlint.custom", []string{"analyze", "--policy", outside, incident},
 			[]string{"finance.rego:1:1", "user rules live in packages under effectlint.custom"}},
 		{"path with no rego", []string{"analyze", "--policy", empty, incident},
