@@ -392,3 +392,21 @@ func TestLoadPolicies_TestFilesOnlyForVerify(t *testing.T) {
 		t.Error("a missing path is not an error")
 	}
 }
+
+func TestCustomPolicy_NamedLikeTheBuiltInRules(t *testing.T) {
+	// A user's own ./rules.rego must neither replace nor be mistaken for
+	// the built-in rules.rego.
+	src := "package effectlint.custom.mine\n\nfinding contains {\"rule\": \"MINE\", \"severity\": \"info\", \"message\": \"m\"} if true\n"
+	e := mustCompile(t, nil, "rules.rego", src)
+	c := e.Custom()
+	if len(c.Finding) != 1 || c.Finding[0].Package != "effectlint.custom.mine" || len(c.Stop) != 0 {
+		t.Errorf("custom rules = %+v", c)
+	}
+	a, err := e.Analyze(context.Background(), facts(t, incidentDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Findings) != 6 {
+		t.Errorf("%d findings, want the incident's 5 and MINE", len(a.Findings))
+	}
+}

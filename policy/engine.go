@@ -106,6 +106,7 @@ func parserOptions() ast.ParserOptions {
 // Compile parses, checks and compiles the built-in rules and the users'
 // policies once, under the sandbox, and prepares the queries.
 func Compile(ctx context.Context, cfg Config) (*Engine, error) {
+	cfg.User = apart(cfg.Builtin, cfg.User)
 	parsed, err := parse(cfg.Builtin, cfg.User)
 	if err != nil {
 		return nil, err
@@ -152,9 +153,6 @@ func parse(builtin, user []Module) (map[string]*ast.Module, error) {
 	var errs ast.Errors
 	add := func(m Module, isUser bool) {
 		name := m.Name
-		if _, clash := parsed[name]; clash {
-			name = "./" + name
-		}
 		mod, err := ast.ParseModuleWithOpts(name, m.Source, parserOptions())
 		if err != nil {
 			var pe ast.Errors
@@ -183,6 +181,24 @@ func parse(builtin, user []Module) (map[string]*ast.Module, error) {
 		return nil, compileError(errs)
 	}
 	return parsed, nil
+}
+
+// apart renames user modules whose name is a built-in module's (a user's
+// own ./rules.rego), so that every module keeps its own name.
+func apart(builtin, user []Module) []Module {
+	taken := map[string]bool{}
+	for _, m := range builtin {
+		taken[m.Name] = true
+	}
+	out := make([]Module, len(user))
+	for i, m := range user {
+		for taken[m.Name] {
+			m.Name = "./" + m.Name
+		}
+		taken[m.Name] = true
+		out[i] = m
+	}
+	return out
 }
 
 // customRoot is data.effectlint.custom.

@@ -73,6 +73,7 @@ func Verify(ctx context.Context, cfg VerifyConfig) ([]TestResult, error) {
 			return nil, fmt.Errorf("policy: test filter: %v", err)
 		}
 	}
+	cfg.User = apart(cfg.Builtin, cfg.User)
 	parsed, err := parse(cfg.Builtin, cfg.User)
 	if err != nil {
 		return nil, err
