@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/effectlint/effectlint/policy"
+	"github.com/effectlint/effectlint/report"
 )
 
 // Tests of users' rules on the command line: --policy, --data, --timeout
@@ -302,4 +305,43 @@ func passedCount(t *testing.T, out string) int {
 		t.Fatalf("closing line %q: %v", last, err)
 	}
 	return passed
+}
+
+func TestAnalyze_UserRuleMetadataReachesTheReport(t *testing.T) {
+	// SARIF and other renderers describe rules from Report.Rules (the
+	// engine's Rules()): a user rule's METADATA must be there.
+	p := policyFlags{policies: []string{examplePolicies}, data: []string{exampleData}, timeout: DefaultTimeout}
+	eng, err := p.engine(Env{Rules: builtinRules(t)}, "finding")
+	if err != nil {
+		t.Fatal(err)
+	}
+	facts, err := load(Env{Stdin: strings.NewReader("")}, []string{incident}, &commonFlags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := eng.Analyze(t.Context(), facts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := report.Build(facts, a, eng.Rules(), "high")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]policy.RuleInfo{}
+	for _, r := range rep.Rules {
+		byID[r.ID] = r
+	}
+	for _, f := range rep.Findings {
+		if _, ok := byID[f.Rule]; !ok {
+			t.Errorf("finding %s has no rule description", f.Rule)
+		}
+	}
+	r := byID["FINANCE_UNCONFIRMED"]
+	if r.Title != "Finance delivery without readback" || r.Severity != "high" || r.Description == "" ||
+		r.Package != "effectlint.custom.finance" || !strings.HasPrefix(r.Location, "../examples/policies/finance.rego:") {
+		t.Errorf("FINANCE_UNCONFIRMED = %+v", r)
+	}
+	if byID["EXTERNAL_TWICE_A_DAY"].Severity != "medium" || byID["DUPLICATE_DELIVERY"].Package != "effectlint" {
+		t.Errorf("rules: %+v", rep.Rules)
+	}
 }
