@@ -15,6 +15,12 @@ import (
 //go:embed rules.rego
 var rules string
 
+// rulesTests are the built-in rules' Rego unit tests, run by
+// `effectlint verify` next to the users' own.
+//
+//go:embed rules_test.rego
+var rulesTests string
+
 func main() {
-	os.Exit(cmd.Main(os.Args[1:], cmd.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Rules: rules}))
+	os.Exit(cmd.Main(os.Args[1:], cmd.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Rules: rules, RulesTests: rulesTests}))
 }

@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"context"
-
 	"github.com/spf13/cobra"
 
 	"github.com/effectlint/effectlint/policy"
@@ -11,6 +9,7 @@ import (
 
 func newAnalyze(env Env) *cobra.Command {
 	var c commonFlags
+	var p policyFlags
 	var failOn string
 	cmd := &cobra.Command{
 		Use:   "analyze [flags] PATH...",
@@ -28,13 +27,15 @@ func newAnalyze(env Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			eng, err := engine(env)
+			eng, err := p.engine(env, "finding")
 			if err != nil {
 				return err
 			}
-			a, err := eng.Analyze(context.Background(), facts)
+			ctx, cancel := p.context()
+			defer cancel()
+			a, err := eng.Analyze(ctx, facts)
 			if err != nil {
-				return fail(ExitError, "%v", err)
+				return p.evalFailed(err)
 			}
 			rep, err := report.Build(facts, a, eng.Rules(), failOn)
 			if err != nil {
@@ -50,6 +51,7 @@ func newAnalyze(env Env) *cobra.Command {
 		},
 	}
 	c.register(cmd)
+	p.register(cmd)
 	cmd.Flags().StringVar(&failOn, "fail-on", "high", "lowest finding severity that exits 1: critical, high, medium, low, info or none")
 	return cmd
 }

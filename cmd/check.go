@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"context"
-
 	"github.com/spf13/cobra"
 
 	"github.com/effectlint/effectlint/report"
@@ -12,6 +10,7 @@ import (
 // non-zero exit as stop.
 func newCheck(env Env) *cobra.Command {
 	var c commonFlags
+	var p policyFlags
 	var f intentFlags
 	var task, checkpoint string
 	cmd := &cobra.Command{
@@ -39,13 +38,15 @@ func newCheck(env Env) *cobra.Command {
 				return err
 			}
 			facts.Query = facts.Ask(task, checkpoint, spec)
-			eng, err := engine(env)
+			eng, err := p.engine(env, "stop")
 			if err != nil {
 				return err
 			}
-			g, err := eng.Check(context.Background(), facts)
+			ctx, cancel := p.context()
+			defer cancel()
+			g, err := eng.Check(ctx, facts)
 			if err != nil {
-				return fail(ExitError, "%v", err)
+				return p.evalFailed(err)
 			}
 			rep := report.BuildCheck(facts, g)
 			if err := r.Check(env.Stdout, rep); err != nil {
@@ -58,6 +59,7 @@ func newCheck(env Env) *cobra.Command {
 		},
 	}
 	c.register(cmd)
+	p.register(cmd)
 	f.register(cmd, true)
 	cmd.Flags().StringVar(&f.authorization, "authorization", "", "authorization id the new intent delivers under (a redelivery)")
 	cmd.Flags().StringVar(&task, "task", "", "the task asking (required)")

@@ -31,6 +31,9 @@ type Env struct {
 	Stdout, Stderr io.Writer
 	// Rules is the source of the built-in rules.rego.
 	Rules string
+	// RulesTests is the source of rules_test.rego, the built-in rules'
+	// Rego unit tests (run by verify).
+	RulesTests string
 }
 
 // exitError carries an exit code through cobra.
@@ -93,6 +96,7 @@ a task may cross the delivery boundary now, and which tasks did something risky.
 		SilenceErrors: true,
 	}
 	root.AddCommand(newAnalyze(env), newCheck(env), newFacts(env), newKey(env), newProfile(env))
+	addPolicyCommands(root, env)
 	return root
 }
 

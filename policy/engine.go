@@ -9,12 +9,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
 	"github.com/effectlint/effectlint/analyzer"
 )
@@ -22,18 +25,61 @@ import (
 // Package is the Rego package of the built-in rules.
 const Package = "effectlint"
 
+// CustomPackage is the Rego package under which users' rules live: a user
+// package is effectlint.custom.<name>.
+const CustomPackage = "effectlint.custom"
+
 // Engine holds compiled policy and prepared queries. It is safe for
 // concurrent use.
 type Engine struct {
-	analyze rego.PreparedEvalQuery
-	check   rego.PreparedEvalQuery
-	rules   []RuleInfo
+	compiler *ast.Compiler
+	store    storage.Store
+	analyze  rego.PreparedEvalQuery
+	check    rego.PreparedEvalQuery
+	rules    []RuleInfo
+	custom   Custom
+	// builtinIDs are the finding ids of the built-in rules: user rules may
+	// not reuse them.
+	builtinIDs map[string]bool
+	// customSeverity is the METADATA severity of each user finding id.
+	customSeverity map[string]string
 }
 
 // Module is one Rego source file.
 type Module struct {
 	Name   string // file name, used in error messages
 	Source string
+	// From is the path argument (--policy) a user module was read from.
+	From string
+}
+
+// Config says what an Engine compiles.
+type Config struct {
+	// Builtin are the built-in rules (rules.rego, package effectlint).
+	Builtin []Module
+	// User are the users' policies: packages under effectlint.custom that
+	// add findings (a partial set rule `finding`) and gate stops (`stop`).
+	User []Module
+	// Data is extra data for policy, at the root of `data`.
+	Data map[string]any
+}
+
+// Custom lists the user packages that add findings and gate stops.
+type Custom struct {
+	Finding []CustomRule
+	Stop    []CustomRule
+}
+
+// CustomRule is a user package's `finding` or `stop` rule.
+type CustomRule struct {
+	Package string // e.g. effectlint.custom.finance
+	// Where lists file:line of each definition.
+	Where []string
+	ref   ast.Ref
+}
+
+func (c CustomRule) String() string {
+	return fmt.Sprintf("%s (%s)", c.Package, strings.Join(c.Where, ", "))
 }
 
 // RuleInfo describes one finding rule, read from its # METADATA block.
@@ -43,35 +89,210 @@ type RuleInfo struct {
 	Description string `json:"description"`
 	Severity    string `json:"severity"`
 	Location    string `json:"location"`
+	// Package is the Rego package of the rule: effectlint for the built-in
+	// rules, effectlint.custom.<name> for users' rules.
+	Package string `json:"package"`
 }
 
 // New compiles the modules (the built-in rules.rego and any others) once.
 func New(ctx context.Context, modules ...Module) (*Engine, error) {
-	compiler := ast.NewCompiler().WithCapabilities(sandbox())
-	parsed := map[string]*ast.Module{}
-	for _, m := range modules {
-		mod, err := ast.ParseModuleWithOpts(m.Name, m.Source, ast.ParserOptions{ProcessAnnotation: true, RegoVersion: ast.RegoV1})
-		if err != nil {
-			return nil, fmt.Errorf("policy: %w", err)
-		}
-		parsed[m.Name] = mod
-	}
-	if compiler.Compile(parsed); compiler.Failed() {
-		return nil, fmt.Errorf("policy: %w", compiler.Errors)
-	}
-	e := &Engine{rules: ruleCatalog(compiler)}
-	var err error
-	if e.analyze, err = prepare(ctx, compiler, "scopes := data.effectlint.scopes; findings := data.effectlint.findings"); err != nil {
+	return Compile(ctx, Config{Builtin: modules})
+}
+
+func parserOptions() ast.ParserOptions {
+	return ast.ParserOptions{ProcessAnnotation: true, RegoVersion: ast.RegoV1, Capabilities: sandbox()}
+}
+
+// Compile parses, checks and compiles the built-in rules and the users'
+// policies once, under the sandbox, and prepares the queries.
+func Compile(ctx context.Context, cfg Config) (*Engine, error) {
+	cfg.User = apart(cfg.Builtin, cfg.User)
+	parsed, err := parse(cfg.Builtin, cfg.User)
+	if err != nil {
 		return nil, err
 	}
-	if e.check, err = prepare(ctx, compiler, "gate := data.effectlint.gate"); err != nil {
+	if err := checkContributions(cfg.User, parsed); err != nil {
+		return nil, err
+	}
+	compiler := ast.NewCompiler().WithCapabilities(sandbox())
+	if compiler.Compile(parsed); compiler.Failed() {
+		return nil, compileError(compiler.Errors)
+	}
+	data := cfg.Data
+	if data == nil {
+		data = map[string]any{}
+	}
+	e := &Engine{compiler: compiler, store: inmem.NewFromObject(data)}
+	if e.custom, err = customRules(cfg.User, parsed); err != nil {
+		return nil, err
+	}
+	if err := e.catalog(); err != nil {
+		return nil, err
+	}
+	analyze := "scopes := data.effectlint.scopes; findings := data.effectlint.findings"
+	for i, c := range e.custom.Finding {
+		analyze += fmt.Sprintf("; custom_%d := %s", i, c.ref.Append(ast.StringTerm("finding")))
+	}
+	check := "gate := data.effectlint.gate"
+	for i, c := range e.custom.Stop {
+		check += fmt.Sprintf("; custom_%d := %s", i, c.ref.Append(ast.StringTerm("stop")))
+	}
+	if e.analyze, err = e.prepare(ctx, analyze); err != nil {
+		return nil, err
+	}
+	if e.check, err = e.prepare(ctx, check); err != nil {
 		return nil, err
 	}
 	return e, nil
 }
 
-func prepare(ctx context.Context, c *ast.Compiler, query string) (rego.PreparedEvalQuery, error) {
-	pq, err := rego.New(rego.Compiler(c), rego.Query(query), rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
+// parse parses every module, collecting every parse error before failing,
+// and checks that user modules live under effectlint.custom.
+func parse(builtin, user []Module) (map[string]*ast.Module, error) {
+	parsed := map[string]*ast.Module{}
+	var errs ast.Errors
+	add := func(m Module, isUser bool) {
+		name := m.Name
+		mod, err := ast.ParseModuleWithOpts(name, m.Source, parserOptions())
+		if err != nil {
+			var pe ast.Errors
+			if errors.As(err, &pe) {
+				errs = append(errs, pe...)
+			} else {
+				errs = append(errs, ast.NewError(ast.ParseErr, &ast.Location{File: name}, "%v", err))
+			}
+			return
+		}
+		if isUser && !IsTestFile(name) {
+			if err := checkUserPackage(mod); err != nil {
+				errs = append(errs, err)
+				return
+			}
+		}
+		parsed[name] = mod
+	}
+	for _, m := range builtin {
+		add(m, false)
+	}
+	for _, m := range user {
+		add(m, true)
+	}
+	if len(errs) > 0 {
+		return nil, compileError(errs)
+	}
+	return parsed, nil
+}
+
+// apart renames user modules whose name is a built-in module's (a user's
+// own ./rules.rego), so that every module keeps its own name.
+func apart(builtin, user []Module) []Module {
+	taken := map[string]bool{}
+	for _, m := range builtin {
+		taken[m.Name] = true
+	}
+	out := make([]Module, len(user))
+	for i, m := range user {
+		for taken[m.Name] {
+			m.Name = "./" + m.Name
+		}
+		taken[m.Name] = true
+		out[i] = m
+	}
+	return out
+}
+
+// customRoot is data.effectlint.custom.
+var customRoot = ast.MustParseRef("data.effectlint.custom")
+
+// checkUserPackage keeps users' rules in their namespace: a package under
+// effectlint.custom cannot change a built-in verdict, and a rule elsewhere
+// would never be evaluated (a silent pass).
+func checkUserPackage(mod *ast.Module) *ast.Error {
+	p := mod.Package.Path
+	if len(p) > len(customRoot) && p.HasPrefix(customRoot) {
+		return nil
+	}
+	return ast.NewError(ast.CompileErr, mod.Package.Location,
+		"package %s: user rules live in packages under %s (e.g. package %s.finance)",
+		strings.TrimPrefix(p.String(), "data."), CustomPackage, CustomPackage)
+}
+
+// checkContributions makes a --policy path that adds no rule an error.
+func checkContributions(user []Module, parsed map[string]*ast.Module) error {
+	rules := map[string]int{}
+	var order []string
+	for _, m := range user {
+		if _, seen := rules[m.From]; !seen {
+			order = append(order, m.From)
+			rules[m.From] = 0
+		}
+		if mod := parsed[m.Name]; mod != nil {
+			rules[m.From] += len(mod.Rules)
+		}
+	}
+	for _, from := range order {
+		if rules[from] == 0 {
+			return policyErrorf("policy path %s: contributes no rule (its files hold no rule definitions)", from)
+		}
+	}
+	return nil
+}
+
+// customRules finds the user packages' `finding` and `stop` rules and
+// checks that each is a partial set rule, the contract's shape.
+func customRules(user []Module, parsed map[string]*ast.Module) (Custom, error) {
+	var c Custom
+	byPkg := map[string]*CustomRule{}
+	var errs ast.Errors
+	for _, m := range user {
+		mod := parsed[m.Name]
+		if mod == nil || IsTestFile(m.Name) {
+			continue
+		}
+		for _, r := range mod.Rules {
+			ref := r.Head.Ref()
+			name := ref[0].Value.String()
+			if name != "finding" && name != "stop" {
+				continue
+			}
+			if len(ref) != 1 || len(r.Head.Args) > 0 || r.Head.RuleKind() != ast.MultiValue {
+				errs = append(errs, ast.NewError(ast.CompileErr, r.Location,
+					"%s must be a partial set rule: `%s contains x if { ... }`", name, name))
+				continue
+			}
+			pkg := strings.TrimPrefix(mod.Package.Path.String(), "data.")
+			k := pkg + " " + name
+			cr := byPkg[k]
+			if cr == nil {
+				cr = &CustomRule{Package: pkg, ref: mod.Package.Path.Copy()}
+				byPkg[k] = cr
+			}
+			cr.Where = append(cr.Where, fmt.Sprintf("%s:%d", r.Location.File, r.Location.Row))
+		}
+	}
+	if len(errs) > 0 {
+		return c, compileError(errs)
+	}
+	keys := make([]string, 0, len(byPkg))
+	for k := range byPkg {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if strings.HasSuffix(k, " finding") {
+			c.Finding = append(c.Finding, *byPkg[k])
+		} else {
+			c.Stop = append(c.Stop, *byPkg[k])
+		}
+	}
+	return c, nil
+}
+
+// Custom lists the user packages that add findings and gate stops.
+func (e *Engine) Custom() Custom { return e.custom }
+
+func (e *Engine) prepare(ctx context.Context, query string) (rego.PreparedEvalQuery, error) {
+	pq, err := rego.New(rego.Compiler(e.compiler), rego.Store(e.store), rego.Query(query), rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
 	if err != nil {
 		return pq, fmt.Errorf("policy: preparing %q: %w", query, err)
 	}
@@ -94,32 +315,92 @@ func sandbox() *ast.Capabilities {
 	return caps
 }
 
-func ruleCatalog(c *ast.Compiler) []RuleInfo {
+var severities = "critical, high, medium, low or info"
+
+// catalog reads the finding rules' METADATA: title, description and
+// custom.severity. A built-in rule's id is its name in upper case
+// (duplicate_delivery → DUPLICATE_DELIVERY). A user rule's id is its
+// custom.rule, or its upper-cased name; a block on `finding` itself must
+// name the id in custom.rule, since one package's `finding` may add
+// findings of several ids.
+func (e *Engine) catalog() error {
+	e.builtinIDs, e.customSeverity = map[string]bool{}, map[string]string{}
 	var out []RuleInfo
-	seen := map[string]bool{}
-	for _, ref := range c.GetAnnotationSet().Flatten() {
+	seen := map[string]RuleInfo{}
+	var errs ast.Errors
+	for _, ref := range e.compiler.GetAnnotationSet().Flatten() {
 		a := ref.Annotations
 		if a == nil || (a.Scope != "rule" && a.Scope != "document") {
 			continue
 		}
-		sev, _ := a.Custom["severity"].(string)
-		if sev == "" {
+		user := ref.Path.HasPrefix(customRoot)
+		sev, hasSev := a.Custom["severity"]
+		id, hasID := a.Custom["rule"]
+		if !hasSev && !(user && hasID) {
 			continue
 		}
-		name := ref.Path[len(ref.Path)-1].Value.(ast.String)
-		id := strings.ToUpper(string(name))
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
+		name := string(ref.Path[len(ref.Path)-1].Value.(ast.String))
+		pkg := strings.TrimPrefix(ref.Path[:len(ref.Path)-1].String(), "data.")
 		loc := ""
 		if ref.Location != nil {
 			loc = fmt.Sprintf("%s:%d", ref.Location.File, ref.Location.Row)
 		}
-		out = append(out, RuleInfo{ID: id, Title: a.Title, Description: a.Description, Severity: sev, Location: loc})
+		if !user {
+			// The built-in rules: a missing or wrong severity surfaces when
+			// the rule fires (the finding is rejected, never dropped).
+			s, _ := sev.(string)
+			if s == "" {
+				continue
+			}
+			rid := strings.ToUpper(name)
+			e.builtinIDs[rid] = true
+			if _, dup := seen[rid]; dup {
+				continue
+			}
+			info := RuleInfo{ID: rid, Title: a.Title, Description: a.Description, Severity: s, Location: loc, Package: pkg}
+			seen[rid] = info
+			out = append(out, info)
+			continue
+		}
+		if name == "stop" {
+			continue // gate reasons are not findings
+		}
+		s, ok := sev.(string)
+		if !ok || SeverityRank(s) == 0 {
+			errs = append(errs, ast.NewError(ast.CompileErr, ref.Location, "METADATA of %s: custom.severity must be %s, not %v", name, severities, sev))
+			continue
+		}
+		rid, _ := id.(string)
+		if hasID && rid == "" {
+			errs = append(errs, ast.NewError(ast.CompileErr, ref.Location, "METADATA of %s: custom.rule must be a non-empty string", name))
+			continue
+		}
+		if rid == "" {
+			if name == "finding" {
+				errs = append(errs, ast.NewError(ast.CompileErr, ref.Location, "METADATA of finding: give custom.rule, the id of the findings this definition adds"))
+				continue
+			}
+			rid = strings.ToUpper(name)
+		}
+		info := RuleInfo{ID: rid, Title: a.Title, Description: a.Description, Severity: s, Location: loc, Package: pkg}
+		if prev, dup := seen[rid]; dup {
+			if prev.Package == Package {
+				errs = append(errs, ast.NewError(ast.CompileErr, ref.Location, "rule id %s is a built-in rule's; give user rules their own ids", rid))
+			} else if prev.Severity != s {
+				errs = append(errs, ast.NewError(ast.CompileErr, ref.Location, "rule id %s has severity %s here and %s at %s", rid, s, prev.Severity, prev.Location))
+			}
+			continue
+		}
+		seen[rid] = info
+		e.customSeverity[rid] = s
+		out = append(out, info)
+	}
+	if len(errs) > 0 {
+		return compileError(errs)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
+	e.rules = out
+	return nil
 }
 
 // Rules lists the finding rules with their metadata.
@@ -176,14 +457,22 @@ type Gate struct {
 	Reasons  []Reason `json:"reasons"`
 }
 
-// Analyze decides every key scope's state and the findings.
+// Analyze decides every key scope's state and the findings, the built-in
+// rules' and the users'.
 func (e *Engine) Analyze(ctx context.Context, f *analyzer.Facts) (*Analysis, error) {
 	in, err := Input(f)
 	if err != nil {
 		return nil, err
 	}
+	b, err := evalBindings(ctx, e.analyze, in)
+	if err != nil {
+		return nil, err
+	}
 	var out Analysis
-	if err := evalInto(ctx, e.analyze, in, &out); err != nil {
+	if err := decode(b, "scopes", &out.Scopes); err != nil {
+		return nil, err
+	}
+	if err := decode(b, "findings", &out.Findings); err != nil {
 		return nil, err
 	}
 	for _, fd := range out.Findings {
@@ -191,12 +480,20 @@ func (e *Engine) Analyze(ctx context.Context, f *analyzer.Facts) (*Analysis, err
 			return nil, fmt.Errorf("policy: rule %s gave severity %q; give the rule a METADATA block with custom.severity (critical, high, medium, low or info)", fd.Rule, fd.Severity)
 		}
 	}
+	for i, c := range e.custom.Finding {
+		fs, err := e.customFindings(c, b[fmt.Sprintf("custom_%d", i)])
+		if err != nil {
+			return nil, err
+		}
+		out.Findings = append(out.Findings, fs...)
+	}
 	sort.SliceStable(out.Findings, func(i, j int) bool { return findingLess(out.Findings[i], out.Findings[j]) })
 	return &out, nil
 }
 
 // Check decides the gate for f.Query. Any failure is an error; callers
-// must treat an error as stop.
+// must treat an error as stop. A stop reason from a user rule turns an
+// allow into a stop; it never turns a stop into an allow.
 func (e *Engine) Check(ctx context.Context, f *analyzer.Facts) (*Gate, error) {
 	if f.Query == nil {
 		return nil, fmt.Errorf("policy: check needs a query")
@@ -205,41 +502,77 @@ func (e *Engine) Check(ctx context.Context, f *analyzer.Facts) (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out struct {
-		Gate *Gate `json:"gate"`
-	}
-	if err := evalInto(ctx, e.check, in, &out); err != nil {
+	b, err := evalBindings(ctx, e.check, in)
+	if err != nil {
 		return nil, err
 	}
-	g := out.Gate
+	var g *Gate
+	if err := decode(b, "gate", &g); err != nil {
+		return nil, err
+	}
 	if g == nil || (g.Decision != "allow" && g.Decision != "stop") || len(g.Reasons) == 0 {
 		return nil, fmt.Errorf("policy: the gate gave no decision")
+	}
+	var stops []Reason
+	for i, c := range e.custom.Stop {
+		rs, err := customStops(c, b[fmt.Sprintf("custom_%d", i)])
+		if err != nil {
+			return nil, err
+		}
+		stops = append(stops, rs...)
+	}
+	if len(stops) > 0 {
+		if g.Decision == "allow" {
+			g.Decision, g.Reasons = "stop", nil
+		}
+		g.Reasons = append(g.Reasons, stops...)
 	}
 	sort.SliceStable(g.Reasons, func(i, j int) bool {
 		a, b := g.Reasons[i], g.Reasons[j]
 		if a.Order != b.Order {
 			return a.Order < b.Order
 		}
+		if a.Order == CustomStopOrder && a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
 		return a.Message < b.Message
 	})
 	return g, nil
 }
 
-// evalInto evaluates a prepared query and decodes its bindings into out
-// (through JSON, so the Go shapes above are the contract).
-func evalInto(ctx context.Context, pq rego.PreparedEvalQuery, in ast.Value, out any) error {
+// evalBindings evaluates a prepared query and returns its bindings as
+// JSON (so the Go shapes above are the contract).
+func evalBindings(ctx context.Context, pq rego.PreparedEvalQuery, in ast.Value) (map[string]json.RawMessage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrTimeout, err)
+	}
 	rs, err := pq.Eval(ctx, rego.EvalParsedInput(in))
 	if err != nil {
-		return fmt.Errorf("policy: %w", err)
+		return nil, evalError(err)
 	}
 	if len(rs) != 1 {
-		return fmt.Errorf("policy: the rules gave %d results, want 1 (is a rule undefined?)", len(rs))
+		return nil, fmt.Errorf("policy: the rules gave %d results, want 1 (is a rule undefined?)", len(rs))
 	}
 	b, err := json.Marshal(rs[0].Bindings)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return json.Unmarshal(b, out)
+	var out map[string]json.RawMessage
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func decode(b map[string]json.RawMessage, name string, out any) error {
+	raw, ok := b[name]
+	if !ok {
+		return fmt.Errorf("policy: the query gave no %s", name)
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("policy: %s: %v", name, err)
+	}
+	return nil
 }
 
 // SeverityRank orders severities; unknown ones rank lowest.

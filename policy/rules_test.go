@@ -2,140 +2,105 @@ package policy
 
 import (
 	"context"
-	"fmt"
-	"regexp"
-	"sort"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/storage"
-	"github.com/open-policy-agent/opa/v1/tester"
-	"github.com/open-policy-agent/opa/v1/topdown"
 )
 
-// regoTestPaths are the built-in rules and their Rego unit tests.
-var regoTestPaths = []string{"../rules.rego", "../rules_test.rego"}
-
-// TestRegoRules runs the Rego unit tests of the built-in rules, each as a
-// subtest named after its Rego rule, under the engine's sandboxed
-// capabilities and with builtin errors raised (the engine evaluates with
-// StrictBuiltinErrors). A failed test is reported with its location and the
-// last expression of its body that failed.
+// TestRegoRules runs the Rego unit tests of the built-in rules through
+// Verify (what `effectlint verify` runs), each as a subtest named after its
+// Rego rule: under the engine's sandboxed capabilities and with builtin
+// errors raised (the engine evaluates with StrictBuiltinErrors). A failed
+// test is reported with its location and the last expression of its body
+// that failed.
 func TestRegoRules(t *testing.T) {
-	ctx := context.Background()
-	modules, store, err := tester.LoadWithParserOptions(regoTestPaths, nil, ast.ParserOptions{
-		RegoVersion:       ast.RegoV1,
-		ProcessAnnotation: true,
-		Capabilities:      sandbox(),
-	})
-	if err != nil {
-		t.Fatalf("loading %v: %v", regoTestPaths, err)
+	var modules []Module
+	for _, name := range []string{"rules.rego", "rules_test.rego"} {
+		src, err := os.ReadFile("../" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		modules = append(modules, Module{Name: name, Source: string(src)})
 	}
-	results, err := runRegoTests(ctx, modules, store, "", false)
+	results, err := Verify(context.Background(), VerifyConfig{Builtin: modules})
 	if err != nil {
-		t.Fatalf("compiling %v: %v", regoTestPaths, err)
+		t.Fatalf("compiling the built-in rules and tests: %v", err)
 	}
-
 	ran := 0
 	for _, r := range results {
-		if r.Skip {
+		if r.Outcome == TestSkip {
 			continue
 		}
 		ran++
 		t.Run(r.Name, func(t *testing.T) {
-			switch {
-			case r.Error != nil:
-				t.Errorf("%s: %s: error: %v", location(r), r.Name, r.Error)
-			case r.Fail:
-				t.Errorf("%s: %s: failed%s", location(r), r.Name, failedAt(ctx, modules, store, r))
+			switch r.Outcome {
+			case TestError:
+				t.Errorf("%s: %s: error: %s", r.Where(), r.Name, r.Error)
+			case TestFail:
+				t.Errorf("%s: %s: failed at %s", r.Where(), r.Name, r.FailedAt)
 			}
-			if len(r.Output) > 0 {
+			if r.Output != "" {
 				t.Logf("output:\n%s", r.Output)
 			}
 		})
 	}
-	if ran == 0 {
-		t.Fatalf("no Rego tests ran from %v", regoTestPaths)
+	if ran < 100 {
+		t.Fatalf("%d Rego tests ran, want the 100+ of rules_test.rego", ran)
 	}
 	t.Logf("%d Rego tests ran", ran)
 }
 
-// runRegoTests compiles modules afresh and runs the tests whose full name
-// matches filter (all when empty), in file order.
-func runRegoTests(ctx context.Context, modules map[string]*ast.Module, store storage.Store, filter string, trace bool) ([]*tester.Result, error) {
-	compiler := ast.NewCompiler().
-		WithCapabilities(sandbox()).
-		WithEnablePrintStatements(true).
-		WithDefaultRegoVersion(ast.RegoV1)
-	ch, err := tester.NewRunner().
-		SetCompiler(compiler).
-		SetStore(store).
-		SetModules(modules).
-		RaiseBuiltinErrors(true).
-		CapturePrintOutput(true).
-		EnableTracing(trace).
-		Filter(filter).
-		RunTests(ctx, nil)
+// TestRegoRules_CoverEveryFindingAndGateReason keeps rules_test.rego
+// complete: every finding id of the built-in rules (from their METADATA) and
+// every gate reason of SPEC §5 is named by at least one test_* rule, so
+// `effectlint verify` exercises each of them.
+func TestRegoRules_CoverEveryFindingAndGateReason(t *testing.T) {
+	src, err := os.ReadFile("../rules.rego")
 	if err != nil {
-		return nil, err
+		t.Fatal(err)
 	}
-	var results []*tester.Result
-	for r := range ch {
-		results = append(results, r)
+	e, err := New(context.Background(), Module{Name: "rules.rego", Source: string(src)})
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Results arrive in any order.
-	sort.Slice(results, func(i, j int) bool { return before(results[i], results[j]) })
-	return results, nil
-}
-
-// failedAt re-runs one failed test with tracing and names the failed
-// expression of its body that evaluation reached last (the furthest
-// line): usually the assertion that did not hold.
-func failedAt(ctx context.Context, modules map[string]*ast.Module, store storage.Store, r *tester.Result) string {
-	if r.Location == nil {
-		return ""
+	want := map[string]bool{}
+	for _, r := range e.Rules() {
+		want[r.ID] = true
 	}
-	filter := "^" + regexp.QuoteMeta(r.Package+"."+r.Name) + "$"
-	results, err := runRegoTests(ctx, modules, store, filter, true)
-	if err != nil || len(results) != 1 {
-		return ""
+	if len(want) != 14 {
+		t.Errorf("the built-in rules describe %d finding ids, SPEC §6 has 14", len(want))
 	}
-	first, last := r.Location.Row, r.Location.Row+strings.Count(string(r.Location.Text), "\n")
-	var at *ast.Expr
-	for _, e := range results[0].Trace {
-		x, ok := e.Node.(*ast.Expr)
-		if e.Op != topdown.FailOp || !ok || x.Location == nil || x.Location.File != r.Location.File {
+	for _, r := range []string{"UNKNOWN_TASK", "NO_KEY", "HISTORY_UNREADABLE", "UNKNOWN_AUTHORIZATION", "KEY_CONSUMED",
+		"ALREADY_CROSSED", "NOT_ELECTED", "NO_MATCHING_HISTORY", "PRIOR_NOT_SENT", "ELECTED_EXECUTOR", "AUTHORIZED_REDELIVERY"} {
+		want[r] = true
+	}
+	tests, err := os.ReadFile("../rules_test.rego")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := ast.ParseModuleWithOpts("rules_test.rego", string(tests), parserOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string]int{}
+	for _, r := range mod.Rules {
+		if !strings.HasPrefix(r.Head.Ref()[0].Value.String(), "test_") {
 			continue
 		}
-		if row := x.Location.Row; row >= first && row <= last && (at == nil || row > at.Location.Row) {
-			at = x
+		seen := map[string]bool{}
+		ast.WalkTerms(r, func(x *ast.Term) bool {
+			if s, ok := x.Value.(ast.String); ok && want[string(s)] && !seen[string(s)] {
+				seen[string(s)] = true
+				named[string(s)]++
+			}
+			return false
+		})
+	}
+	for id := range want {
+		if named[id] == 0 {
+			t.Errorf("no test_* rule of rules_test.rego names %s", id)
 		}
 	}
-	if at == nil {
-		return ""
-	}
-	return fmt.Sprintf(" at line %d: %s", at.Location.Row, at.Location.Text)
-}
-
-// location gives file:row of a test rule.
-func location(r *tester.Result) string {
-	if r.Location == nil {
-		return r.Package + "." + r.Name
-	}
-	return fmt.Sprintf("%s:%d", r.Location.File, r.Location.Row)
-}
-
-// before orders results by file, then row, then name.
-func before(a, b *tester.Result) bool {
-	if a.Location == nil || b.Location == nil {
-		return a.Location != nil || (b.Location == nil && a.Name < b.Name)
-	}
-	if a.Location.File != b.Location.File {
-		return a.Location.File < b.Location.File
-	}
-	if a.Location.Row != b.Location.Row {
-		return a.Location.Row < b.Location.Row
-	}
-	return a.Name < b.Name
 }

@@ -28,6 +28,11 @@ type Options struct {
 	InputFormat string
 	// Profile adds a user's conventions and, with a Source, a format.
 	Profile *Profile
+	// Ignore, when set, leaves out files found while walking a directory
+	// for which it returns true: neither read nor listed as skipped (the
+	// expected.yaml of an `effectlint test` case is not part of its
+	// history). Files named as arguments are always read.
+	Ignore func(path string) bool
 }
 
 // DefaultMaxDocumentBytes bounds a JSON document read whole (OpenAI,
@@ -81,7 +86,7 @@ func Read(paths []string, opt Options, emit func(Event)) (Result, error) {
 			}
 			continue
 		}
-		found, skipped, err := expand(p)
+		found, skipped, err := expand(p, opt.Ignore)
 		if err != nil {
 			return res, err
 		}
@@ -109,7 +114,7 @@ func Read(paths []string, opt Options, emit func(Event)) (Result, error) {
 }
 
 // expand turns a path argument into the files it names.
-func expand(p string) (files, skipped []string, err error) {
+func expand(p string, ignore func(string) bool) (files, skipped []string, err error) {
 	clean := filepath.ToSlash(filepath.Clean(p))
 	info, err := os.Stat(p)
 	if err != nil {
@@ -136,6 +141,9 @@ func expand(p string) (files, skipped []string, err error) {
 			return nil
 		}
 		if d.IsDir() {
+			return nil
+		}
+		if ignore != nil && ignore(disp) {
 			return nil
 		}
 		if !IsTranscriptName(d.Name()) {

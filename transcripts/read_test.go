@@ -156,6 +156,30 @@ func TestRead_WalksDirectoriesInPathOrderAndSkipsTheRest(t *testing.T) {
 	}
 }
 
+func TestRead_IgnoreLeavesWalkedFilesOutButReadsNamedOnes(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{"t.jsonl": good + "\n", "expected.yaml": "states: {}\n", "old.json": good + "\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ignore := func(p string) bool {
+		return strings.HasSuffix(p, "/expected.yaml") || strings.HasSuffix(p, "/old.json")
+	}
+	res, err := Read([]string{dir}, Options{Ignore: ignore}, func(Event) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Inputs) != 1 || !strings.HasSuffix(res.Inputs[0].Path, "/t.jsonl") || len(res.Skipped) != 0 {
+		t.Errorf("inputs %v, skipped %v; want only t.jsonl and nothing skipped", res.Inputs, res.Skipped)
+	}
+	named := filepath.Join(dir, "old.json")
+	res, err = Read([]string{named}, Options{Ignore: ignore}, func(Event) {})
+	if err != nil || len(res.Inputs) != 1 {
+		t.Errorf("a file named as an argument was not read: %v %v", res.Inputs, err)
+	}
+}
+
 func TestRead_NonexistentPathIsAnError(t *testing.T) {
 	_, err := Read([]string{filepath.Join(t.TempDir(), "nope.jsonl")}, Options{}, func(Event) {})
 	if err == nil || !strings.Contains(err.Error(), "nope.jsonl") {

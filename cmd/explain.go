@@ -1,0 +1,132 @@
+package cmd
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/report"
+)
+
+// explain says why a key scope has its state, or why the gate decided as it
+// did: the rules that fired (from OPA's trace) and the facts they rest on.
+func newExplain(env Env) *cobra.Command {
+	var c commonFlags
+	var p policyFlags
+	var f intentFlags
+	var key, scope, task, checkpoint string
+	cmd := &cobra.Command{
+		Use:   "explain (--key K [--scope S] | --task T [--checkpoint C] [intent flags]) [flags] PATH...",
+		Short: "Why a key scope has its state, or why the gate decides allow or stop",
+		Long: `explain --key K prints, for each scope of key K (or only --scope S), its state,
+the rule definitions that decided it (read from OPA's trace of the evaluation)
+with the facts that made them hold, and the findings on it.
+
+explain --task T [--checkpoint C] prints the gate's decision for T at C (default
+resume) — a task with no history names its intent with --destination or
+--title and --file or --sha256, as for check — with each reason, the rule definition that produced it and the facts it
+rests on, and why the key scope's evidence has the state that decided.
+
+Every fact is shown with its file:line. Exit 0 when the explanation was
+printed (whatever it says), 2 on any error.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (key == "") == (task == "") {
+				return fail(ExitError, "give either --key K or --task T")
+			}
+			if key != "" && cmd.Flags().Changed("checkpoint") {
+				return fail(ExitError, "--checkpoint goes with --task")
+			}
+			if task != "" && scope != "" {
+				return fail(ExitError, "--scope goes with --key")
+			}
+			if key != "" && (f.destination != "" || f.title != "" || f.file != "" || f.sha256 != "" || f.authorization != "") {
+				return fail(ExitError, "the intent flags go with --task")
+			}
+			switch checkpoint {
+			case "resume", "picker", "send":
+			default:
+				return fail(ExitError, "--checkpoint must be resume, picker or send, not %q", checkpoint)
+			}
+			if key != "" {
+				if _, err := analyzer.ParseKey(key); err != nil {
+					return fail(ExitError, "--key: %v", err)
+				}
+			}
+			facts, err := load(env, args, &c)
+			if err != nil {
+				return err
+			}
+			eng, err := p.engine(env, "")
+			if err != nil {
+				return err
+			}
+			ctx, cancel := p.context()
+			defer cancel()
+			if task != "" {
+				spec, err := f.spec()
+				if err != nil {
+					return err
+				}
+				facts.Query = facts.Ask(task, checkpoint, spec)
+				x, err := eng.ExplainGate(ctx, facts)
+				if err != nil {
+					return p.evalFailed(err)
+				}
+				if err := report.ExplainGate(env.Stdout, facts, x); err != nil {
+					return fail(ExitError, "writing the explanation: %v", err)
+				}
+				return nil
+			}
+			var scopes []*analyzer.Scope
+			var known []string
+			for _, sc := range facts.Scopes {
+				if sc.Key == key && (scope == "" || sc.Scope == scope) {
+					scopes = append(scopes, sc)
+				}
+				if sc.Key == key {
+					known = append(known, sc.Scope)
+				}
+			}
+			if len(scopes) == 0 {
+				if len(known) > 0 {
+					return fail(ExitError, "key %s has no scope %q in the inputs (scopes: %s)", key, scope, strings.Join(known, ", "))
+				}
+				return fail(ExitError, "no key scope of %s in the inputs (%d key scope(s) there; `effectlint analyze` lists them)", key, len(facts.Scopes))
+			}
+			a, err := eng.Analyze(ctx, facts)
+			if err != nil {
+				return p.evalFailed(err)
+			}
+			var out []report.ScopeExplanation
+			for _, sc := range scopes {
+				st, err := eng.ExplainState(ctx, facts, sc.ID)
+				if err != nil {
+					return p.evalFailed(err)
+				}
+				x := report.ScopeExplanation{Scope: sc, State: st}
+				for _, fd := range a.Findings {
+					if fd.Key != nil && *fd.Key == sc.Key && fd.Scope != nil && *fd.Scope == sc.Scope {
+						x.Findings = append(x.Findings, fd)
+					}
+				}
+				out = append(out, x)
+			}
+			sort.SliceStable(out, func(i, j int) bool { return out[i].Scope.Scope < out[j].Scope.Scope })
+			if err := report.ExplainKey(env.Stdout, facts, out, eng.Rules()); err != nil {
+				return fail(ExitError, "writing the explanation: %v", err)
+			}
+			return nil
+		},
+	}
+	c.registerInputFlags(cmd)
+	p.register(cmd)
+	cmd.Flags().StringVar(&key, "key", "", "explain the state of this key's scopes (as `effectlint key` prints it)")
+	cmd.Flags().StringVar(&scope, "scope", "", "with --key: only this scope (original, or an authorization id)")
+	cmd.Flags().StringVar(&task, "task", "", "explain the gate's decision for this task")
+	cmd.Flags().StringVar(&checkpoint, "checkpoint", "resume", "with --task: resume, picker or send")
+	f.register(cmd, false)
+	cmd.Flags().StringVar(&f.authorization, "authorization", "", "with --task: authorization id the new intent delivers under")
+	return cmd
+}
