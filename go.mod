@@ -8,6 +8,7 @@ require (
 	github.com/charmbracelet/x/term v0.2.1
 	github.com/muesli/termenv v0.16.0
 	github.com/open-policy-agent/opa v1.22.3
+	github.com/owenrumney/go-sarif/v2 v2.3.3
 	github.com/sebdah/goldie/v2 v2.8.0
 	github.com/spf13/cobra v1.10.2
 	github.com/tidwall/gjson v1.20.2

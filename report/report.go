@@ -237,8 +237,13 @@ type Renderer interface {
 	Check(w io.Writer, c *CheckReport) error
 }
 
-// Formats lists the formats Get knows.
-var Formats = []string{"text", "json"}
+// Formats lists the formats Get knows: for people (text, markdown, html)
+// and for machines (json, sarif, junit, github).
+var Formats = []string{"text", "markdown", "html", "json", "sarif", "junit", "github"}
+
+// DescribesChecks reports whether a format can render a gate decision
+// (`check`); SARIF describes findings only.
+func DescribesChecks(format string) bool { return format != "sarif" }
 
 // Get returns the renderer of a format.
 func Get(format string, opt Options) (Renderer, error) {
@@ -247,6 +252,16 @@ func Get(format string, opt Options) (Renderer, error) {
 		return textRenderer{opt: opt}, nil
 	case "json":
 		return jsonRenderer{}, nil
+	case "markdown":
+		return markdownRenderer{}, nil
+	case "html":
+		return htmlRenderer{}, nil
+	case "sarif":
+		return sarifRenderer{}, nil
+	case "junit":
+		return junitRenderer{}, nil
+	case "github":
+		return githubRenderer{}, nil
 	}
 	return nil, fmt.Errorf("unknown format %q (known: %v)", format, Formats)
 }

@@ -16,7 +16,18 @@ import (
 	"github.com/effectlint/effectlint/analyzer"
 )
 
-type textRenderer struct{ opt Options }
+type textRenderer struct {
+	opt Options
+	// base is the folder every input is in, said once at the top and
+	// left out of every file:line below it, so that absolute paths do not
+	// crowd out the timeline.
+	base string
+}
+
+// ptr is a file:line under the report's base folder.
+func (t textRenderer) ptr(p analyzer.Pointer) string {
+	return fmt.Sprintf("%s:%d", strings.TrimPrefix(clean(p.File), t.base), p.Line)
+}
 
 // styles are the colors of the text report; with no color they render
 // plain text, so the layout never depends on color.
@@ -85,31 +96,55 @@ func ptr(p analyzer.Pointer) string { return fmt.Sprintf("%s:%d", clean(p.File),
 func (t textRenderer) Analyze(w io.Writer, r *Report) error {
 	st := newStyles(w, t.opt.Color)
 	width := termWidth(w, t.opt.Width)
+	paths := make([]string, 0, len(r.Inputs))
+	for _, in := range r.Inputs {
+		paths = append(paths, in.Path)
+	}
+	t.base = commonDir(paths)
 	var b strings.Builder
 	s := r.Summary
-	fmt.Fprintf(&b, "%s %d input(s), %d event(s), %d problem(s), %d task(s), %d key scope(s)\n",
-		st.head.Render("effectlint analyze:"), s.Inputs, s.Events, s.Problems, s.Tasks, s.Keys)
+	// Free text wraps to the width; only keys (copied whole) may run over.
+	say := func(indent int, style lipgloss.Style, text string) {
+		for i, l := range wrapText(text, width-indent) {
+			pad := strings.Repeat(" ", indent)
+			if i > 0 {
+				pad += "  "
+			}
+			b.WriteString(pad + style.Render(l) + "\n")
+		}
+	}
+	b.WriteString(headed(st.head, "effectlint analyze:", fmt.Sprintf("%d input(s), %d event(s), %d problem(s), %d task(s), %d key scope(s)",
+		s.Inputs, s.Events, s.Problems, s.Tasks, s.Keys), width))
 	for _, in := range r.Inputs {
 		for i, p := range in.Problems {
 			if i == 20 {
-				fmt.Fprintf(&b, "  %s %d more problem(s) in %s\n", st.bad.Render("!"), len(in.Problems)-20, clean(in.Path))
+				say(2, st.bad, fmt.Sprintf("! %d more problem(s) in %s", len(in.Problems)-20, clean(in.Path)))
 				break
 			}
-			fmt.Fprintf(&b, "  %s %s:%d: %s\n", st.bad.Render("problem"), clean(p.File), p.Line, clean(p.Message))
+			say(2, st.bad, fmt.Sprintf("problem %s: %s", t.ptr(analyzer.Pointer{File: p.File, Line: p.Line}), clean(p.Message)))
 		}
 		for _, n := range in.Notices {
-			fmt.Fprintf(&b, "  %s %s: %s\n", st.warn.Render("notice"), clean(in.Path), clean(n))
+			say(2, st.warn, fmt.Sprintf("notice %s: %s", clean(in.Path), clean(n)))
 		}
 	}
+	if t.base != "" {
+		// One token, printed whole so it can be copied.
+		fmt.Fprintf(&b, "  %s\n    %s\n", st.dim.Render("paths below are under"), st.dim.Render(t.base))
+	}
 	if len(r.Skipped) > 0 {
-		fmt.Fprintf(&b, "  %s %d non-transcript file(s): %s\n", st.dim.Render("skipped"), len(r.Skipped), clean(strings.Join(r.Skipped, ", ")))
+		skipped := make([]string, 0, len(r.Skipped))
+		for _, s := range r.Skipped {
+			skipped = append(skipped, strings.TrimPrefix(clean(s), t.base))
+		}
+		say(2, st.dim, fmt.Sprintf("skipped %d non-transcript file(s): %s", len(r.Skipped), strings.Join(skipped, ", ")))
 	}
 	b.WriteString("\n")
 	b.WriteString(summaryTable(st, r))
 	if len(r.Keys) > 0 {
 		b.WriteString("\n")
-		b.WriteString(st.dim.Render(legend()))
-		b.WriteString("\n")
+		for _, l := range strings.Split(legend(width), "\n") {
+			b.WriteString(st.dim.Render(l) + "\n")
+		}
 	}
 	idx := r.findingIndex()
 	for i, k := range r.Keys {
@@ -119,12 +154,13 @@ func (t textRenderer) Analyze(w io.Writer, r *Report) error {
 	b.WriteString("\n")
 	t.findings(&b, st, width, r)
 	b.WriteString("\n")
-	b.WriteString(summaryLine(st, r))
+	b.WriteString(summaryLine(st, width, r))
 	_, err := io.WriteString(w, trimLines(b.String()))
 	return err
 }
 
-func legend() string {
+// legend explains the marks, wrapped between entries (never inside one).
+func legend(width int) string {
 	parts := make([]string, 0, len(legendOrder)+1)
 	for _, k := range legendOrder {
 		name := k
@@ -134,7 +170,15 @@ func legend() string {
 		parts = append(parts, glyph(k)+" "+name)
 	}
 	parts = append(parts, "━ consumed")
-	return "marks: " + strings.Join(parts, "  ")
+	line, out := "marks:", ""
+	for _, p := range parts {
+		if ansi.StringWidth(line)+2+ansi.StringWidth(p) > width {
+			out += line + "\n"
+			line = "      "
+		}
+		line += "  " + p
+	}
+	return out + line
 }
 
 // summaryTable counts key scopes by state and findings by severity, side
@@ -174,15 +218,24 @@ func textCell(b *strings.Builder, style lipgloss.Style, text string, w int) {
 }
 
 func (t textRenderer) keyScope(b *strings.Builder, st styles, width, num int, k KeyScope, tl Timeline) {
-	fmt.Fprintf(b, "%s %s %s  %s  scope %s\n", st.head.Render(fmt.Sprintf("K%d", num)), st.stateStyle(k.State).Render("●"),
-		st.stateStyle(k.State).Render(k.State), clean(destination(k)), clean(k.Scope))
-	fmt.Fprintf(b, "  %s %s\n", st.dim.Render("key     "), st.key.Render(clean(k.Key)))
-	for i, task := range tl.Lanes {
-		label := "        "
-		if i == 0 {
-			label = fmt.Sprintf("%-8s", fmt.Sprintf("tasks %d", len(k.Tasks)))
+	b.WriteString(headed(st.head, fmt.Sprintf("K%d", num), st.stateStyle(k.State).Render("● "+k.State)+"  "+
+		fmt.Sprintf("%s  scope %s", clean(destination(k)), clean(k.Scope)), width))
+	// field writes "  label    text", text wrapped under itself.
+	const hang = 12
+	field := func(label string, style lipgloss.Style, text string) {
+		for i, l := range wrapText(text, width-hang) {
+			if i == 0 {
+				fmt.Fprintf(b, "  %s %s\n", st.dim.Render(fmt.Sprintf("%-9s", label)), style.Render(l))
+				continue
+			}
+			fmt.Fprintf(b, "%s%s\n", strings.Repeat(" ", hang), style.Render(l))
 		}
-		fmt.Fprintf(b, "  %s %s  %s\n", st.dim.Render(label), st.task.Render(clean(task.ID)), st.dim.Render(clean(taskLine(task))))
+	}
+	fmt.Fprintf(b, "  %s %s\n", st.dim.Render("key      "), st.key.Render(clean(k.Key)))
+	label := fmt.Sprintf("tasks %d", len(k.Tasks))
+	for _, task := range tl.Lanes {
+		field(label, st.dim, clean(task.ID)+"  "+clean(taskLine(task)))
+		label = ""
 	}
 	if n := len(tl.Collapsed); n > 0 {
 		ids := make([]string, 0, 8)
@@ -191,23 +244,21 @@ func (t textRenderer) keyScope(b *strings.Builder, st styles, width, num int, k 
 				ids = append(ids, fmt.Sprintf("… %d more", n-6))
 				break
 			}
-			ids = append(ids, clean(c.ID)+" ("+ptr(tl.CollapsedAt[i])+")")
+			ids = append(ids, clean(c.ID)+" ("+t.ptr(tl.CollapsedAt[i])+")")
 		}
-		label := "        "
-		if len(tl.Lanes) == 0 {
-			label = fmt.Sprintf("%-8s", fmt.Sprintf("tasks %d", len(k.Tasks)))
+		field(label, st.warn, fmt.Sprintf("%d uneventful task(s) collapsed, %d mark(s) not drawn: no crossing, confirmation, uncertainty, interruption or finding",
+			n, tl.CollapsedMarks))
+		for _, l := range strings.Split(wrapList(ids, width-hang, hang), "\n") {
+			field("", st.dim, strings.TrimLeft(l, " "))
 		}
-		fmt.Fprintf(b, "  %s %s\n", st.dim.Render(label), st.warn.Render(fmt.Sprintf(
-			"%d uneventful task(s) collapsed, %d mark(s) not drawn: no crossing, confirmation, uncertainty, interruption or finding", n, tl.CollapsedMarks)))
-		fmt.Fprintf(b, "  %s %s\n", st.dim.Render("        "), st.dim.Render(wrapList(ids, width-11, 11)))
 	}
 	switch {
 	case k.Consumed != nil:
 		c := k.Consumed
-		fmt.Fprintf(b, "  %s %s\n", st.dim.Render("consumed"), st.bad.Render(fmt.Sprintf("at %s by %s %s (%s:%d)",
-			clean(c.TS), clean(c.Task), clean(c.Type), clean(c.File), c.Line)))
+		field("consumed", st.bad, fmt.Sprintf("at %s by %s %s (%s)", clean(c.TS), clean(c.Task), clean(c.Type),
+			t.ptr(analyzer.Pointer{File: c.File, Line: c.Line})))
 	case consumedStates[k.State]:
-		fmt.Fprintf(b, "  %s %s\n", st.dim.Render("consumed"), st.bad.Render("yes, with no crossing on record (see the findings)"))
+		field("consumed", st.bad, "yes, with no crossing on record (see the findings)")
 	}
 	switch {
 	case len(k.Evidence) == 0:
@@ -238,13 +289,16 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 		for _, n := range m.Findings {
 			fs = append(fs, fmt.Sprintf("F%d", n))
 		}
-		rows[i] = row{clean(m.Clock()), clean(m.Task), clean(m.What), ptr(m.At), strings.Join(fs, " ")}
+		rows[i] = row{clean(m.Clock()), clean(m.Task), clean(m.What), t.ptr(m.At), strings.Join(fs, " ")}
 		clockW = max(clockW, ansi.StringWidth(rows[i].clock))
 		taskW = max(taskW, ansi.StringWidth(rows[i].task))
 		atW = max(atW, ansi.StringWidth(rows[i].at))
 		findW = max(findW, ansi.StringWidth(rows[i].find))
 	}
 	taskW = min(taskW, 16)
+	if findW > 0 {
+		findW = max(findW, len("findings"))
+	}
 	// Lanes: a cell per task, labelled by (the end of) its id; when they
 	// would take more than a quarter of the width, the rest share one
 	// overflow lane.
@@ -277,11 +331,33 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 		return width - fixed
 	}
 	if whatW() < 22 {
+		// Long paths (an absolute folder) crowd out the events: say the
+		// folder once and show paths under it.
+		files := make([]string, 0, len(rows))
+		for _, r := range rows {
+			files = append(files, r.at)
+		}
+		if dir := commonDir(files); dir != "" {
+			atW = 2
+			for i := range rows {
+				rows[i].at = strings.TrimPrefix(rows[i].at, dir)
+				atW = max(atW, ansi.StringWidth(rows[i].at))
+			}
+			for i, l := range wrapText(dir, width-12) {
+				label := "files in "
+				if i > 0 {
+					label = "         "
+				}
+				fmt.Fprintf(b, "  %s %s\n", st.dim.Render(label), st.dim.Render(l))
+			}
+		}
+	}
+	if whatW() < 22 {
 		classW = 0 // the glyph and the legend still say the class
 	}
-	ww := max(whatW(), 12)
+	ww := max(whatW(), 8)
 	if classW == 0 {
-		ww = max(whatW()+2, 12)
+		ww = max(whatW()+2, 8)
 	}
 	// active[lane] is true between the first and the last mark of its task.
 	firstMark, lastMark := map[int]int{}, map[int]int{}
@@ -402,6 +478,32 @@ func (textRenderer) separator(b *strings.Builder, style lipgloss.Style, indent, 
 	b.WriteString("\n")
 }
 
+// headed writes "head rest" wrapped to width, head styled, continuation
+// lines indented by two.
+func headed(style lipgloss.Style, head, rest string, width int) string {
+	lines := wrapText(rest, width-ansi.StringWidth(head)-1)
+	return style.Render(head) + " " + strings.Join(lines, "\n  ") + "\n"
+}
+
+// commonDir is the folder (with its trailing separator) that holds every
+// path, as the paths are displayed, or "".
+func commonDir(paths []string) string {
+	if len(paths) == 0 {
+		return ""
+	}
+	prefix := clean(paths[0])
+	for _, p := range paths[1:] {
+		f := clean(p)
+		for !strings.HasPrefix(f, prefix) {
+			prefix = prefix[:len(prefix)-1]
+		}
+	}
+	if i := strings.LastIndexAny(prefix, `/\`); i >= 0 {
+		return prefix[:i+1]
+	}
+	return ""
+}
+
 // trimLines drops trailing blanks of every line (padding of last cells).
 func trimLines(s string) string {
 	lines := strings.Split(s, "\n")
@@ -422,7 +524,8 @@ func wrapList(items []string, w, indent int) string {
 			sep = ", "
 		}
 		iw := ansi.StringWidth(it)
-		if col > 0 && col+len(sep)+iw > w {
+		// +1: the comma that follows every item but the last.
+		if col > 0 && col+len(sep)+iw+1 > w {
 			b.WriteString(",\n" + strings.Repeat(" ", indent))
 			col, sep = 0, ""
 		}
@@ -463,8 +566,9 @@ func (t textRenderer) findings(b *strings.Builder, st styles, width int, r *Repo
 		if f.Key != nil {
 			if n, ok := scopeNum[[2]string{*f.Key, deref(f.Scope)}]; ok {
 				k := r.Keys[n-1]
-				fmt.Fprintf(b, "%s%s\n", strings.Repeat(" ", hang), st.dim.Render(fmt.Sprintf("in K%d %s scope %s",
-					n, clean(destination(k)), clean(k.Scope))))
+				for _, l := range wrapText(fmt.Sprintf("in K%d %s scope %s", n, clean(destination(k)), clean(k.Scope)), width-hang) {
+					fmt.Fprintf(b, "%s%s\n", strings.Repeat(" ", hang), st.dim.Render(l))
+				}
 			} else {
 				fmt.Fprintf(b, "%s%s %s\n", strings.Repeat(" ", hang), st.key.Render(clean(*f.Key)), st.dim.Render("scope "+clean(deref(f.Scope))))
 			}
@@ -476,7 +580,7 @@ func (t textRenderer) findings(b *strings.Builder, st styles, width int, r *Repo
 					at = append(at, fmt.Sprintf("… %d more", len(f.Evidence)-10))
 					break
 				}
-				at = append(at, ptr(p))
+				at = append(at, t.ptr(p))
 			}
 			for _, l := range strings.Split(wrapList(at, width-hang-3, hang+3), "\n") {
 				if strings.TrimSpace(l) == "" {
@@ -493,7 +597,7 @@ func (t textRenderer) findings(b *strings.Builder, st styles, width int, r *Repo
 	}
 }
 
-func summaryLine(st styles, r *Report) string {
+func summaryLine(st styles, width int, r *Report) string {
 	s := r.Summary
 	var states []string
 	keys := make([]string, 0, len(s.States))
@@ -522,7 +626,7 @@ func summaryLine(st styles, r *Report) string {
 	if s.Failed {
 		verdict = st.bad.Render("FAIL")
 	}
-	return fmt.Sprintf("%s %s: %s (--fail-on %s)\n", st.head.Render("Summary:"), verdict, line, s.FailOn)
+	return headed(st.head, "Summary:", fmt.Sprintf("%s: %s (--fail-on %s)", verdict, line, s.FailOn), width)
 }
 
 func (t textRenderer) Check(w io.Writer, c *CheckReport) error {
