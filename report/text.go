@@ -129,7 +129,11 @@ func (t textRenderer) Analyze(w io.Writer, r *Report) error {
 	}
 	if t.base != "" {
 		// One token, printed whole so it can be copied.
-		fmt.Fprintf(&b, "  %s\n    %s\n", st.dim.Render("paths below are under"), st.dim.Render(t.base))
+		if 2+len("paths below are under ")+ansi.StringWidth(t.base) <= width {
+			fmt.Fprintf(&b, "  %s %s\n", st.dim.Render("paths below are under"), st.dim.Render(t.base))
+		} else {
+			fmt.Fprintf(&b, "  %s\n    %s\n", st.dim.Render("paths below are under"), st.dim.Render(t.base))
+		}
 	}
 	if len(r.Skipped) > 0 {
 		skipped := make([]string, 0, len(r.Skipped))
