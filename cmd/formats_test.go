@@ -73,6 +73,19 @@ func TestFormats_GoldensOfTheIncidentAndOfTwoHundredWorkers(t *testing.T) {
 				}
 				g.Assert(t, "analyze."+goldenExt[f], []byte(out))
 			}
+			if c.name != "06-overnight-resume-duplicate" {
+				return
+			}
+			// The gate's answer that morning, in every format that can
+			// say it (text and json are TestScenarios' goldens).
+			for _, f := range []string{"markdown", "html", "junit", "github"} {
+				out, stderr, code := run(t, "check", "--color", "never", "--format", f,
+					"--task", "t2", "--checkpoint", "resume", "--as-of", "2026-11-30T08:09:59Z", ".")
+				if code != ExitFindings {
+					t.Errorf("check %s: exit %d, want 1 (stop); stderr %q", f, code, stderr)
+				}
+				g.Assert(t, "check-t2-resume-that-morning."+goldenExt[f], []byte(out))
+			}
 		})
 	}
 }
