@@ -237,7 +237,11 @@ func (t textRenderer) keyScope(b *strings.Builder, st styles, width, num int, k 
 	}
 	fmt.Fprintf(b, "  %s %s\n", st.dim.Render("key      "), st.key.Render(clean(k.Key)))
 	label := fmt.Sprintf("tasks %d", len(k.Tasks))
-	for _, task := range tl.Lanes {
+	for i, task := range tl.Lanes {
+		if i == CollapseAbove {
+			field(label, st.dim, fmt.Sprintf("… %d more drawn below", len(tl.Lanes)-i))
+			break
+		}
 		field(label, st.dim, clean(task.ID)+"  "+clean(taskLine(task)))
 		label = ""
 	}
@@ -325,7 +329,16 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 	if overflow > 0 {
 		cells++
 	}
-	lanesW := cells * cellW
+	// The overflow lane is labelled +N and may need a wider cell.
+	cellWs := make([]int, cells)
+	lanesW := 0
+	for l := range cellWs {
+		cellWs[l] = cellW
+		if l == lanes {
+			cellWs[l] = max(cellW, len(fmt.Sprintf("+%d", overflow))+1)
+		}
+		lanesW += cellWs[l]
+	}
 	classW := 12
 	whatW := func() int {
 		fixed := indent + clockW + 2 + lanesW + 1 + taskW + 2 + 2 + classW + 2 + atW
@@ -386,7 +399,7 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 				cell = style.Render(cell)
 			}
 			b.WriteString(cell)
-			b.WriteString(strings.Repeat(" ", cellW-1))
+			b.WriteString(strings.Repeat(" ", cellWs[l]-1))
 		}
 	}
 	// Header.
@@ -401,9 +414,9 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 				label = ansi.TruncateLeft(label, w-labelW, "")
 			}
 		} else {
-			label = ansi.Truncate(fmt.Sprintf("+%d", overflow), labelW, "")
+			label = fmt.Sprintf("+%d", overflow)
 		}
-		textCell(b, st.task, label, cellW)
+		textCell(b, st.task, label, cellWs[l])
 	}
 	b.WriteString(" ")
 	textCell(b, st.dim, "task", taskW)
@@ -422,10 +435,10 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 	b.WriteString("\n")
 	for i, m := range tl.Marks {
 		if m.Gap > 0 {
-			t.separator(b, st.dim, indent, clockW, cells, cellW, i, firstMark, lastMark, "⋮", humanGap(m.Gap)+" later")
+			t.separator(b, st.dim, indent, clockW, cellWs, i, firstMark, lastMark, "⋮", humanGap(m.Gap)+" later")
 		}
 		if m.NewDay {
-			t.separator(b, st.dim, indent, clockW, cells, cellW, i, firstMark, lastMark, m.Date(), "")
+			t.separator(b, st.dim, indent, clockW, cellWs, i, firstMark, lastMark, m.Date(), "")
 		}
 		r := rows[i]
 		b.WriteString(strings.Repeat(" ", indent))
@@ -460,11 +473,11 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 }
 
 // separator writes a row with no mark: a date, or a gap in time.
-func (textRenderer) separator(b *strings.Builder, style lipgloss.Style, indent, clockW, cells, cellW, i int, firstMark, lastMark map[int]int, left, right string) {
+func (textRenderer) separator(b *strings.Builder, style lipgloss.Style, indent, clockW int, cellWs []int, i int, firstMark, lastMark map[int]int, left, right string) {
 	b.WriteString(strings.Repeat(" ", indent))
 	textCell(b, style, left, clockW)
 	b.WriteString("  ")
-	for l := 0; l < cells; l++ {
+	for l, cw := range cellWs {
 		cell := " "
 		if f, ok := firstMark[l]; ok && i > f && i <= lastMark[l] {
 			cell = "│"
@@ -473,7 +486,7 @@ func (textRenderer) separator(b *strings.Builder, style lipgloss.Style, indent, 
 			cell = style.Render(cell)
 		}
 		b.WriteString(cell)
-		b.WriteString(strings.Repeat(" ", cellW-1))
+		b.WriteString(strings.Repeat(" ", cw-1))
 	}
 	if right != "" {
 		b.WriteString(" ")
