@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"os"
+
 	"github.com/spf13/cobra"
 
 	"github.com/effectlint/effectlint/policy"
@@ -10,6 +12,7 @@ import (
 func newAnalyze(env Env) *cobra.Command {
 	var c commonFlags
 	var p policyFlags
+	var o outputFlags
 	var failOn string
 	cmd := &cobra.Command{
 		Use:   "analyze [flags] PATH...",
@@ -20,6 +23,10 @@ func newAnalyze(env Env) *cobra.Command {
 				return fail(ExitError, "--fail-on must be critical, high, medium, low, info or none, not %q", failOn)
 			}
 			r, err := c.renderer()
+			if err != nil {
+				return err
+			}
+			outs, err := o.parse(c.color)
 			if err != nil {
 				return err
 			}
@@ -41,8 +48,12 @@ func newAnalyze(env Env) *cobra.Command {
 			if err != nil {
 				return fail(ExitError, "%v", err)
 			}
+			rep.Paths = args
 			if err := r.Analyze(env.Stdout, rep); err != nil {
 				return fail(ExitError, "writing the report: %v", err)
+			}
+			if err := writeOutputs(outs, func(r report.Renderer, f *os.File) error { return r.Analyze(f, rep) }); err != nil {
+				return err
 			}
 			if rep.Summary.Failed {
 				return &exitError{code: ExitFindings, err: nil}
@@ -52,6 +63,7 @@ func newAnalyze(env Env) *cobra.Command {
 	}
 	c.register(cmd)
 	p.register(cmd)
+	o.register(cmd)
 	cmd.Flags().StringVar(&failOn, "fail-on", "high", "lowest finding severity that exits 1: critical, high, medium, low, info or none")
 	return cmd
 }

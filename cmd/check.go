@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"os"
+
 	"github.com/spf13/cobra"
 
 	"github.com/effectlint/effectlint/report"
@@ -11,6 +13,7 @@ import (
 func newCheck(env Env) *cobra.Command {
 	var c commonFlags
 	var p policyFlags
+	var o outputFlags
 	var f intentFlags
 	var task, checkpoint string
 	cmd := &cobra.Command{
@@ -27,6 +30,13 @@ func newCheck(env Env) *cobra.Command {
 			}
 			r, err := c.renderer()
 			if err != nil {
+				return err
+			}
+			outs, err := o.parse(c.color)
+			if err != nil {
+				return err
+			}
+			if err := checkFormats(c.format, outs); err != nil {
 				return err
 			}
 			spec, err := f.spec()
@@ -52,6 +62,9 @@ func newCheck(env Env) *cobra.Command {
 			if err := r.Check(env.Stdout, rep); err != nil {
 				return fail(ExitError, "writing the decision: %v", err)
 			}
+			if err := writeOutputs(outs, func(r report.Renderer, f *os.File) error { return r.Check(f, rep) }); err != nil {
+				return err
+			}
 			if rep.Decision != "allow" {
 				return &exitError{code: ExitFindings}
 			}
@@ -60,6 +73,7 @@ func newCheck(env Env) *cobra.Command {
 	}
 	c.register(cmd)
 	p.register(cmd)
+	o.register(cmd)
 	f.register(cmd, true)
 	cmd.Flags().StringVar(&f.authorization, "authorization", "", "authorization id the new intent delivers under (a redelivery)")
 	cmd.Flags().StringVar(&task, "task", "", "the task asking (required)")

@@ -28,7 +28,7 @@ func TestCLI_ExitCodes(t *testing.T) {
 	}{
 		{"analyze without input", "", []string{"analyze"}, ExitError, "no input"},
 		{"nonexistent path", "", []string{"analyze", "no/such/dir"}, ExitError, "no/such/dir"},
-		{"directory without transcripts", "", []string{"analyze", "../report"}, ExitError, "no transcript files"},
+		{"directory without transcripts", "", []string{"analyze", "../analyzer"}, ExitError, "no transcript files"},
 		{"unknown format", "", []string{"analyze", "--format", "yaml", incident}, ExitError, "unknown format"},
 		{"bad fail-on", "", []string{"analyze", "--fail-on", "severe", incident}, ExitError, "--fail-on"},
 		{"bad color", "", []string{"analyze", "--color", "sometimes", incident}, ExitError, "--color"},

@@ -226,13 +226,13 @@ func TestVerify(t *testing.T) {
 	t.Run("built-in only", func(t *testing.T) {
 		out, stderr, code := runAll(t, "verify")
 		if code != ExitOK || !strings.HasSuffix(out, " passed, 0 failed\n") || !strings.Contains(out, "PASS  rules_test.rego:") {
-			t.Errorf("exit %d, stderr %q, tail %q", code, stderr, tail(out))
+			t.Errorf("exit %d, stderr %q, tail %q", code, stderr, lastLines(out))
 		}
 	})
 	t.Run("passing user tests", func(t *testing.T) {
 		out, _, code := runAll(t, "verify", examplePolicies)
 		if code != ExitOK || !strings.Contains(out, "PASS  ../examples/policies/finance_test.rego:") {
-			t.Errorf("exit %d\n%s", code, tail(out))
+			t.Errorf("exit %d\n%s", code, lastLines(out))
 		}
 		builtin, _, _ := runAll(t, "verify")
 		if n, m := passedCount(t, out), passedCount(t, builtin); n <= m {
@@ -257,13 +257,13 @@ func TestVerify(t *testing.T) {
 			}
 		}
 		if !strings.HasSuffix(out, " passed, 2 failed\n") {
-			t.Errorf("closing line: %q", tail(out))
+			t.Errorf("closing line: %q", lastLines(out))
 		}
 	})
 	t.Run("no test ran", func(t *testing.T) {
 		out, stderr, code := runAll(t, "verify", "--run", "no_such_test")
 		if code != ExitError || !strings.HasSuffix(out, "0 passed, 0 failed\n") || !strings.Contains(stderr, "no test ran") {
-			t.Errorf("exit %d, stderr %q, tail %q", code, stderr, tail(out))
+			t.Errorf("exit %d, stderr %q, tail %q", code, stderr, lastLines(out))
 		}
 	})
 	t.Run("policies without tests", func(t *testing.T) {
@@ -286,7 +286,7 @@ func TestVerify(t *testing.T) {
 	})
 }
 
-func tail(s string) string {
+func lastLines(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > 3 {
 		lines = lines[len(lines)-3:]
@@ -297,7 +297,7 @@ func tail(s string) string {
 func passedCount(t *testing.T, out string) int {
 	t.Helper()
 	var passed, failed int
-	last := tail(out)
+	last := lastLines(out)
 	if i := strings.LastIndex(last, "\n"); i >= 0 {
 		last = last[i+1:]
 	}

@@ -112,7 +112,7 @@ type commonFlags struct {
 }
 
 func (c *commonFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&c.format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&c.format, "format", "text", formatHelp)
 	cmd.Flags().StringVar(&c.color, "color", "auto", "color: auto, always or never (auto honours NO_COLOR)")
 	c.registerInputFlags(cmd)
 }

@@ -70,6 +70,8 @@ func builtinRules(t *testing.T) string {
 
 func TestScenarios(t *testing.T) {
 	builtinRules(t)
+	// The text report fits COLUMNS; goldens are drawn 100 wide.
+	t.Setenv("COLUMNS", "100")
 	root, err := filepath.Abs("../testdata")
 	if err != nil {
 		t.Fatal(err)

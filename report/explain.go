@@ -147,7 +147,7 @@ func ExplainKey(w io.Writer, f *analyzer.Facts, scopes []ScopeExplanation, rules
 		sc := s.Scope
 		x.printf("key   %s\n", clean(sc.Key))
 		x.printf("scope %s: %s\n", clean(sc.Scope), s.State.State)
-		x.printf("  destination %s; tasks %s\n", clean(destination(sc.Destination)), clean(strings.Join(sc.Tasks, ", ")))
+		x.printf("  destination %s; tasks %s\n", clean(describeDestination(sc.Destination)), clean(strings.Join(sc.Tasks, ", ")))
 		x.printf("  decided by (rules that fired, facts that made them hold)\n")
 		x.firings("    ", s.State.Firings)
 		if len(s.Findings) == 0 {
@@ -230,7 +230,7 @@ func firingOf(g *policy.GateExplanation, r policy.Reason) (policy.Firing, bool) 
 	return policy.Firing{}, false
 }
 
-func destination(d analyzer.Destination) string {
+func describeDestination(d analyzer.Destination) string {
 	s := d.Provider + "/" + d.ID
 	if d.Provider == "" {
 		s = "title " + fmt.Sprintf("%q", d.Title)

@@ -25,6 +25,20 @@ type Report struct {
 	Summary  Summary             `json:"summary"`
 	// Rules describes the finding rules (from their Rego METADATA).
 	Rules []policy.RuleInfo `json:"-"`
+	// Paths are the PATH arguments the run was given: the name of the
+	// input set in formats that want one (JUnit).
+	Paths []string `json:"-"`
+}
+
+// consumedStates are the states in which no other task may cross: the
+// terminal ones of SPEC §4 and in_flight ("consumed for everyone else").
+var consumedStates = map[string]bool{"sent_verified": true, "send_status_unknown": true, "in_flight": true}
+
+// Fails reports whether a finding is at or above the run's --fail-on.
+// Build's Summary.Failed and every renderer that marks failures (JUnit) use
+// this one comparison.
+func (r *Report) Fails(f policy.Finding) bool {
+	return r.Summary.FailOn != "none" && policy.SeverityRank(f.Severity) >= policy.SeverityRank(r.Summary.FailOn)
 }
 
 // KeyScope is one key scope with its verdict and evidence.
@@ -36,6 +50,13 @@ type KeyScope struct {
 	ContentSHA256 string               `json:"content_sha256"`
 	Tasks         []TaskSummary        `json:"tasks"`
 	Evidence      []Evidence           `json:"evidence"`
+	// Consumed is the first evidence the policy classed as a crossing (or
+	// confirmation) when the policy's state consumes the scope: from that
+	// moment on no other task may cross (SPEC §4, in_flight and after).
+	// nil when the scope is not consumed, or is consumed without a
+	// crossing on record (a label, an unresolved approach, an incomplete
+	// history). The timelines draw it; JSON leaves it out (SPEC §8 shape).
+	Consumed *Evidence `json:"-"`
 }
 
 // TaskSummary describes a task of a key scope.
@@ -54,6 +75,9 @@ type TaskSummary struct {
 
 // Evidence is one fact of a key scope with its class.
 type Evidence struct {
+	// Seq orders the evidence among all events of the run (interruptions
+	// included), so timelines can merge them.
+	Seq     int    `json:"-"`
 	TS      string `json:"ts"`
 	Task    string `json:"task"`
 	Type    string `json:"type"`
@@ -109,16 +133,24 @@ func Build(f *analyzer.Facts, a *policy.Analysis, rules []policy.RuleInfo, failO
 				Interruptions: t.Interruptions, Start: t.Start})
 		}
 		for j, fact := range sc.Facts {
-			k.Evidence = append(k.Evidence, Evidence{TS: fact.TS, Task: fact.Task, Type: fact.Type,
+			k.Evidence = append(k.Evidence, Evidence{Seq: fact.Seq, TS: fact.TS, Task: fact.Task, Type: fact.Type,
 				Class: v.Classes[j], Segment: fact.Segment, Detail: detail(fact), File: fact.At.File, Line: fact.At.Line})
+		}
+		if consumedStates[v.State] {
+			for j := range k.Evidence {
+				if c := k.Evidence[j].Class; c == "crossing" || c == "confirmation" {
+					e := k.Evidence[j]
+					k.Consumed = &e
+					break
+				}
+			}
 		}
 		r.Keys = append(r.Keys, k)
 		s.States[v.State]++
 	}
-	threshold := policy.SeverityRank(failOn)
 	for _, fd := range r.Findings {
 		s.Findings[fd.Severity]++
-		if failOn != "none" && policy.SeverityRank(fd.Severity) >= threshold {
+		if r.Fails(fd) {
 			s.Failed = true
 		}
 	}
@@ -194,6 +226,9 @@ func BuildCheck(f *analyzer.Facts, g *policy.Gate) *CheckReport {
 type Options struct {
 	// Color is "auto", "always" or "never".
 	Color string
+	// Width is the text report's width in cells; 0 fits COLUMNS or the
+	// terminal (see termWidth).
+	Width int
 }
 
 // Renderer writes a report in one format.
@@ -202,8 +237,13 @@ type Renderer interface {
 	Check(w io.Writer, c *CheckReport) error
 }
 
-// Formats lists the formats Get knows.
-var Formats = []string{"text", "json"}
+// Formats lists the formats Get knows: for people (text, markdown, html)
+// and for machines (json, sarif, junit, github).
+var Formats = []string{"text", "markdown", "html", "json", "sarif", "junit", "github"}
+
+// DescribesChecks reports whether a format can render a gate decision
+// (`check`); SARIF describes findings only.
+func DescribesChecks(format string) bool { return format != "sarif" }
 
 // Get returns the renderer of a format.
 func Get(format string, opt Options) (Renderer, error) {
@@ -212,6 +252,16 @@ func Get(format string, opt Options) (Renderer, error) {
 		return textRenderer{opt: opt}, nil
 	case "json":
 		return jsonRenderer{}, nil
+	case "markdown":
+		return markdownRenderer{}, nil
+	case "html":
+		return htmlRenderer{}, nil
+	case "sarif":
+		return sarifRenderer{}, nil
+	case "junit":
+		return junitRenderer{}, nil
+	case "github":
+		return githubRenderer{}, nil
 	}
 	return nil, fmt.Errorf("unknown format %q (known: %v)", format, Formats)
 }

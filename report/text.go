@@ -5,22 +5,36 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/lipgloss/table"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
 	"github.com/effectlint/effectlint/analyzer"
 )
 
-type textRenderer struct{ opt Options }
+type textRenderer struct {
+	opt Options
+	// base is the folder every input is in, said once at the top and
+	// left out of every file:line below it, so that absolute paths do not
+	// crowd out the timeline.
+	base string
+}
+
+// ptr is a file:line under the report's base folder.
+func (t textRenderer) ptr(p analyzer.Pointer) string {
+	return fmt.Sprintf("%s:%d", strings.TrimPrefix(clean(p.File), t.base), p.Line)
+}
 
 // styles are the colors of the text report; with no color they render
 // plain text, so the layout never depends on color.
 type styles struct {
-	head, dim, key, task, state, ok, bad, warn lipgloss.Style
-	severity                                   map[string]lipgloss.Style
-	class                                      map[string]lipgloss.Style
+	head, dim, key, task, state, ok, bad, warn, plain lipgloss.Style
+	severity                                          map[string]lipgloss.Style
+	class                                             map[string]lipgloss.Style
 }
 
 func newStyles(w io.Writer, color string) styles {
@@ -40,7 +54,7 @@ func newStyles(w io.Writer, color string) styles {
 	c := func(code string) lipgloss.Style { return r.NewStyle().Foreground(lipgloss.Color(code)) }
 	return styles{
 		head: r.NewStyle().Bold(true), dim: c("245"), key: c("75"), task: r.NewStyle().Bold(true),
-		ok: c("42"), bad: c("196").Bold(true), warn: c("214"), state: r.NewStyle().Bold(true),
+		ok: c("42"), bad: c("196").Bold(true), warn: c("214"), state: r.NewStyle().Bold(true), plain: r.NewStyle(),
 		severity: map[string]lipgloss.Style{
 			"critical": c("196").Bold(true), "high": c("202").Bold(true), "medium": c("214"),
 			"low": c("75"), "info": c("245"),
@@ -48,6 +62,7 @@ func newStyles(w io.Writer, color string) styles {
 		class: map[string]lipgloss.Style{
 			"confirmation": c("42"), "crossing": c("196"), "uncertainty": c("214"),
 			"approach": c("75"), "retreat": c("245"), "label": c("177"), "check": c("245"),
+			kindInterruption: c("214").Bold(true), "other": c("245"),
 		},
 	}
 }
@@ -80,158 +95,526 @@ func ptr(p analyzer.Pointer) string { return fmt.Sprintf("%s:%d", clean(p.File),
 
 func (t textRenderer) Analyze(w io.Writer, r *Report) error {
 	st := newStyles(w, t.opt.Color)
+	width := termWidth(w, t.opt.Width)
+	paths := make([]string, 0, len(r.Inputs))
+	for _, in := range r.Inputs {
+		paths = append(paths, in.Path)
+	}
+	t.base = commonDir(paths)
 	var b strings.Builder
 	s := r.Summary
-	fmt.Fprintf(&b, "%s %d input(s), %d event(s), %d problem(s), %d task(s), %d key scope(s)\n",
-		st.head.Render("effectlint analyze:"), s.Inputs, s.Events, s.Problems, s.Tasks, s.Keys)
+	// Free text wraps to the width; only keys (copied whole) may run over.
+	say := func(indent int, style lipgloss.Style, text string) {
+		for i, l := range wrapText(text, width-indent) {
+			pad := strings.Repeat(" ", indent)
+			if i > 0 {
+				pad += "  "
+			}
+			b.WriteString(pad + style.Render(l) + "\n")
+		}
+	}
+	b.WriteString(headed(st.head, "effectlint analyze:", fmt.Sprintf("%d input(s), %d event(s), %d problem(s), %d task(s), %d key scope(s)",
+		s.Inputs, s.Events, s.Problems, s.Tasks, s.Keys), width))
 	for _, in := range r.Inputs {
 		for i, p := range in.Problems {
 			if i == 20 {
-				fmt.Fprintf(&b, "  %s %d more problem(s) in %s\n", st.bad.Render("!"), len(in.Problems)-20, clean(in.Path))
+				say(2, st.bad, fmt.Sprintf("! %d more problem(s) in %s", len(in.Problems)-20, clean(in.Path)))
 				break
 			}
-			fmt.Fprintf(&b, "  %s %s:%d: %s\n", st.bad.Render("problem"), clean(p.File), p.Line, clean(p.Message))
+			say(2, st.bad, fmt.Sprintf("problem %s: %s", t.ptr(analyzer.Pointer{File: p.File, Line: p.Line}), clean(p.Message)))
 		}
 		for _, n := range in.Notices {
-			fmt.Fprintf(&b, "  %s %s: %s\n", st.warn.Render("notice"), clean(in.Path), clean(n))
+			say(2, st.warn, fmt.Sprintf("notice %s: %s", clean(in.Path), clean(n)))
+		}
+	}
+	if t.base != "" {
+		// One token, printed whole so it can be copied.
+		if 2+len("paths below are under ")+ansi.StringWidth(t.base) <= width {
+			fmt.Fprintf(&b, "  %s %s\n", st.dim.Render("paths below are under"), st.dim.Render(t.base))
+		} else {
+			fmt.Fprintf(&b, "  %s\n    %s\n", st.dim.Render("paths below are under"), st.dim.Render(t.base))
 		}
 	}
 	if len(r.Skipped) > 0 {
-		fmt.Fprintf(&b, "  %s %d non-transcript file(s): %s\n", st.dim.Render("skipped"), len(r.Skipped), clean(strings.Join(r.Skipped, ", ")))
+		skipped := make([]string, 0, len(r.Skipped))
+		for _, s := range r.Skipped {
+			skipped = append(skipped, strings.TrimPrefix(clean(s), t.base))
+		}
+		say(2, st.dim, fmt.Sprintf("skipped %d non-transcript file(s): %s", len(r.Skipped), strings.Join(skipped, ", ")))
 	}
-	for _, k := range r.Keys {
+	b.WriteString("\n")
+	b.WriteString(summaryTable(st, r))
+	if len(r.Keys) > 0 {
 		b.WriteString("\n")
-		t.keyScope(&b, st, k)
+		for _, l := range strings.Split(legend(width), "\n") {
+			b.WriteString(st.dim.Render(l) + "\n")
+		}
+	}
+	idx := r.findingIndex()
+	for i, k := range r.Keys {
+		b.WriteString("\n")
+		t.keyScope(&b, st, width, i+1, k, r.timeline(k, idx))
 	}
 	b.WriteString("\n")
-	t.findings(&b, st, r)
+	t.findings(&b, st, width, r)
 	b.WriteString("\n")
-	b.WriteString(summaryLine(st, r))
-	_, err := io.WriteString(w, b.String())
+	b.WriteString(summaryLine(st, width, r))
+	_, err := io.WriteString(w, trimLines(b.String()))
 	return err
 }
 
-func (t textRenderer) keyScope(b *strings.Builder, st styles, k KeyScope) {
-	d := k.Destination
-	dest := d.Provider + "/" + d.ID
-	if d.Weak() {
-		dest = "title only"
-	}
-	if d.Title != "" {
-		dest += fmt.Sprintf(" %q", d.Title)
-	}
-	fmt.Fprintf(b, "%s %s  %s  scope %s\n", st.stateStyle(k.State).Render("●"),
-		st.stateStyle(k.State).Render(k.State), clean(dest), clean(k.Scope))
-	fmt.Fprintf(b, "  %s\n", st.key.Render(clean(k.Key)))
-	for _, task := range k.Tasks {
-		fmt.Fprintf(b, "  %s  %s\n", st.task.Render(clean(task.ID)), st.dim.Render(taskLine(task)))
-		type row struct {
-			ts, what, class, at string
+// legend explains the marks, wrapped between entries (never inside one).
+func legend(width int) string {
+	parts := make([]string, 0, len(legendOrder)+1)
+	for _, k := range legendOrder {
+		name := k
+		if k == "check" {
+			name = "gate check"
 		}
-		var rows []row
-		marks := map[int]bool{}
-		for _, e := range k.Evidence {
-			if e.Task != task.ID {
+		parts = append(parts, glyph(k)+" "+name)
+	}
+	parts = append(parts, "━ consumed")
+	line, out := "marks:", ""
+	for _, p := range parts {
+		if ansi.StringWidth(line)+2+ansi.StringWidth(p) > width {
+			out += line + "\n"
+			line = "      "
+		}
+		line += "  " + p
+	}
+	return out + line
+}
+
+// summaryTable counts key scopes by state and findings by severity, side
+// by side (both lists have five entries).
+func summaryTable(st styles, r *Report) string {
+	tb := table.New().Border(lipgloss.NormalBorder()).BorderStyle(st.dim).
+		Headers("STATE", "KEY SCOPES", "SEVERITY", "FINDINGS")
+	for i := range states {
+		tb.Row(states[i], strconv.Itoa(r.Summary.States[states[i]]), severities[i], strconv.Itoa(r.Summary.Findings[severities[i]]))
+	}
+	tb.StyleFunc(func(row, col int) lipgloss.Style {
+		base := st.plain.Padding(0, 1)
+		switch {
+		case row == table.HeaderRow:
+			return st.head.Padding(0, 1)
+		case col == 1 || col == 3:
+			return base.Align(lipgloss.Right)
+		case col == 0 && r.Summary.States[states[row]] > 0:
+			return st.stateStyle(states[row]).Padding(0, 1)
+		case col == 2 && r.Summary.Findings[severities[row]] > 0:
+			return st.severity[severities[row]].Padding(0, 1)
+		}
+		return st.dim.Padding(0, 1)
+	})
+	return tb.Render() + "\n"
+}
+
+// textCell writes text styled, padded to w cells (text is already clean).
+func textCell(b *strings.Builder, style lipgloss.Style, text string, w int) {
+	text = ansi.Truncate(text, w, "…")
+	if text != "" {
+		b.WriteString(style.Render(text))
+	}
+	if pad := w - ansi.StringWidth(text); pad > 0 {
+		b.WriteString(strings.Repeat(" ", pad))
+	}
+}
+
+func (t textRenderer) keyScope(b *strings.Builder, st styles, width, num int, k KeyScope, tl Timeline) {
+	b.WriteString(headed(st.head, fmt.Sprintf("K%d", num), st.stateStyle(k.State).Render("● "+k.State)+"  "+
+		fmt.Sprintf("%s  scope %s", clean(destination(k)), clean(k.Scope)), width))
+	// field writes "  label    text", text wrapped under itself.
+	const hang = 12
+	field := func(label string, style lipgloss.Style, text string) {
+		for i, l := range wrapText(text, width-hang) {
+			if i == 0 {
+				fmt.Fprintf(b, "  %s %s\n", st.dim.Render(fmt.Sprintf("%-9s", label)), style.Render(l))
 				continue
 			}
-			for _, in := range task.Interruptions {
-				if in.Segment <= e.Segment && !marks[in.Segment] {
-					marks[in.Segment] = true
-					rows = append(rows, row{in.TS, "── interrupted (" + in.Reason + ")", "", ptr(in.At)})
-				}
-			}
-			what := e.Type
-			if e.Detail != "" {
-				what += " " + e.Detail
-			}
-			rows = append(rows, row{e.TS, what, e.Class, fmt.Sprintf("%s:%d", clean(e.File), e.Line)})
-		}
-		for _, in := range task.Interruptions {
-			if !marks[in.Segment] {
-				rows = append(rows, row{in.TS, "── interrupted (" + in.Reason + ")", "", ptr(in.At)})
-			}
-		}
-		for _, r := range rows {
-			cls := r.class
-			if cls == "" {
-				cls = "uncertainty"
-			}
-			fmt.Fprintf(b, "    %s  %-32s %s %s\n", st.dim.Render(r.ts), clean(r.what),
-				st.class[cls].Render(fmt.Sprintf("%-12s", r.class)), st.dim.Render(r.at))
+			fmt.Fprintf(b, "%s%s\n", strings.Repeat(" ", hang), style.Render(l))
 		}
 	}
-}
-
-func taskLine(t TaskSummary) string {
-	parts := []string{t.Relation}
-	if t.Resumes != "" {
-		parts = append(parts, "resumes "+t.Resumes)
+	fmt.Fprintf(b, "  %s %s\n", st.dim.Render("key      "), st.key.Render(clean(k.Key)))
+	label := fmt.Sprintf("tasks %d", len(k.Tasks))
+	for i, task := range tl.Lanes {
+		if i == CollapseAbove {
+			field(label, st.dim, fmt.Sprintf("… %d more drawn below", len(tl.Lanes)-i))
+			break
+		}
+		field(label, st.dim, clean(task.ID)+"  "+clean(taskLine(task)))
+		label = ""
 	}
-	if t.Parent != "" {
-		parts = append(parts, "parent "+t.Parent)
+	if n := len(tl.Collapsed); n > 0 {
+		ids := make([]string, 0, 8)
+		for i, c := range tl.Collapsed {
+			if i == 6 {
+				ids = append(ids, fmt.Sprintf("… %d more", n-6))
+				break
+			}
+			ids = append(ids, clean(c.ID)+" ("+t.ptr(tl.CollapsedAt[i])+")")
+		}
+		field(label, st.warn, fmt.Sprintf("%d uneventful task(s) collapsed, %d mark(s) not drawn: no crossing, confirmation, uncertainty, interruption or finding",
+			n, tl.CollapsedMarks))
+		for _, l := range strings.Split(wrapList(ids, width-hang, hang), "\n") {
+			field("", st.dim, strings.TrimLeft(l, " "))
+		}
 	}
 	switch {
-	case t.Ended:
-		parts = append(parts, "ended "+t.Status)
-	case t.SupersededBy != "":
-		parts = append(parts, "superseded by "+t.SupersededBy)
+	case k.Consumed != nil:
+		c := k.Consumed
+		field("consumed", st.bad, fmt.Sprintf("at %s by %s %s (%s)", clean(c.TS), clean(c.Task), clean(c.Type),
+			t.ptr(analyzer.Pointer{File: c.File, Line: c.Line})))
+	case consumedStates[k.State]:
+		field("consumed", st.bad, "yes, with no crossing on record (see the findings)")
+	}
+	switch {
+	case len(k.Evidence) == 0:
+		fmt.Fprintf(b, "  %s\n", st.dim.Render("(no evidence yet)"))
+	case len(tl.Marks) == 0:
+		fmt.Fprintf(b, "  %s\n", st.dim.Render("(every task collapsed: nothing to draw)"))
 	default:
-		parts = append(parts, "running")
+		b.WriteString("\n")
+		t.timeline(b, st, width, tl)
 	}
-	if n := len(t.Interruptions); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d interruption(s)", n))
-	}
-	if !t.Complete {
-		parts = append(parts, "HISTORY INCOMPLETE")
-	}
-	return clean(strings.Join(parts, " · "))
 }
 
-var severities = []string{"critical", "high", "medium", "low", "info"}
+// timeline draws a key scope's marks, time flowing down, one lane per
+// task; columns: time, lanes, task, event, class, file:line, findings.
+func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Timeline) {
+	const indent = 2
+	clockW, taskW, atW, findW := 10, 4, 2, 0
+	maxID := 1
+	for _, l := range tl.Lanes {
+		maxID = max(maxID, ansi.StringWidth(clean(l.ID)))
+	}
+	type row struct {
+		clock, task, what, at, find string
+	}
+	rows := make([]row, len(tl.Marks))
+	for i, m := range tl.Marks {
+		fs := make([]string, 0, len(m.Findings))
+		for _, n := range m.Findings {
+			fs = append(fs, fmt.Sprintf("F%d", n))
+		}
+		rows[i] = row{clean(m.Clock()), clean(m.Task), clean(m.What), t.ptr(m.At), strings.Join(fs, " ")}
+		clockW = max(clockW, ansi.StringWidth(rows[i].clock))
+		taskW = max(taskW, ansi.StringWidth(rows[i].task))
+		atW = max(atW, ansi.StringWidth(rows[i].at))
+		findW = max(findW, ansi.StringWidth(rows[i].find))
+	}
+	taskW = min(taskW, 16)
+	if findW > 0 {
+		findW = max(findW, len("findings"))
+	}
+	// Lanes: a cell per task, labelled by (the end of) its id; when they
+	// would take more than a quarter of the width, the rest share one
+	// overflow lane.
+	labelW := min(maxID, 3)
+	cellW := labelW + 1
+	lanes := len(tl.Lanes)
+	if budget := max(width/4/cellW, 2); lanes > budget {
+		lanes = budget
+	}
+	overflow := len(tl.Lanes) - lanes
+	if overflow > 0 {
+		lanes-- // the last cell becomes the overflow lane
+		overflow++
+	}
+	laneOf := map[string]int{}
+	for i, l := range tl.Lanes {
+		laneOf[l.ID] = min(i, lanes)
+	}
+	cells := lanes
+	if overflow > 0 {
+		cells++
+	}
+	// The overflow lane is labelled +N and may need a wider cell.
+	cellWs := make([]int, cells)
+	lanesW := 0
+	for l := range cellWs {
+		cellWs[l] = cellW
+		if l == lanes {
+			cellWs[l] = max(cellW, len(fmt.Sprintf("+%d", overflow))+1)
+		}
+		lanesW += cellWs[l]
+	}
+	classW := 12
+	whatW := func() int {
+		fixed := indent + clockW + 2 + lanesW + 1 + taskW + 2 + 2 + classW + 2 + atW
+		if findW > 0 {
+			fixed += 2 + findW
+		}
+		return width - fixed
+	}
+	if whatW() < 22 {
+		// Long paths (an absolute folder) crowd out the events: say the
+		// folder once and show paths under it.
+		files := make([]string, 0, len(rows))
+		for _, r := range rows {
+			files = append(files, r.at)
+		}
+		if dir := commonDir(files); dir != "" {
+			atW = 2
+			for i := range rows {
+				rows[i].at = strings.TrimPrefix(rows[i].at, dir)
+				atW = max(atW, ansi.StringWidth(rows[i].at))
+			}
+			for i, l := range wrapText(dir, width-12) {
+				label := "files in "
+				if i > 0 {
+					label = "         "
+				}
+				fmt.Fprintf(b, "  %s %s\n", st.dim.Render(label), st.dim.Render(l))
+			}
+		}
+	}
+	if whatW() < 22 {
+		classW = 0 // the glyph and the legend still say the class
+	}
+	ww := max(whatW(), 8)
+	if classW == 0 {
+		ww = max(whatW()+2, 8)
+	}
+	// active[lane] is true between the first and the last mark of its task.
+	firstMark, lastMark := map[int]int{}, map[int]int{}
+	for i, m := range tl.Marks {
+		l := laneOf[m.Task]
+		if _, ok := firstMark[l]; !ok {
+			firstMark[l] = i
+		}
+		lastMark[l] = i
+	}
+	laneCells := func(b *strings.Builder, i int, m *Mark) {
+		for l := 0; l < cells; l++ {
+			cell := " "
+			style := st.dim
+			if f, ok := firstMark[l]; ok && i > f && i <= lastMark[l] {
+				cell = "│"
+			}
+			if laneOf[m.Task] == l {
+				cell, style = glyph(m.Kind), st.class[m.Kind]
+			}
+			if cell != " " {
+				cell = style.Render(cell)
+			}
+			b.WriteString(cell)
+			b.WriteString(strings.Repeat(" ", cellWs[l]-1))
+		}
+	}
+	// Header.
+	b.WriteString(strings.Repeat(" ", indent))
+	textCell(b, st.dim, "time", clockW)
+	b.WriteString("  ")
+	for l := 0; l < cells; l++ {
+		label := ""
+		if l < lanes {
+			label = clean(tl.Lanes[l].ID)
+			if w := ansi.StringWidth(label); w > labelW {
+				label = ansi.TruncateLeft(label, w-labelW, "")
+			}
+		} else {
+			label = fmt.Sprintf("+%d", overflow)
+		}
+		textCell(b, st.task, label, cellWs[l])
+	}
+	b.WriteString(" ")
+	textCell(b, st.dim, "task", taskW)
+	b.WriteString("  ")
+	textCell(b, st.dim, "event", ww)
+	if classW > 0 {
+		b.WriteString("  ")
+		textCell(b, st.dim, "class", classW)
+	}
+	b.WriteString("  ")
+	textCell(b, st.dim, "at", atW)
+	if findW > 0 {
+		b.WriteString("  ")
+		b.WriteString(st.dim.Render("findings"))
+	}
+	b.WriteString("\n")
+	for i, m := range tl.Marks {
+		if m.Gap > 0 {
+			t.separator(b, st.dim, indent, clockW, cellWs, i, firstMark, lastMark, "⋮", humanGap(m.Gap)+" later")
+		}
+		if m.NewDay {
+			t.separator(b, st.dim, indent, clockW, cellWs, i, firstMark, lastMark, m.Date(), "")
+		}
+		r := rows[i]
+		b.WriteString(strings.Repeat(" ", indent))
+		textCell(b, st.dim, r.clock, clockW)
+		b.WriteString("  ")
+		laneCells(b, i, &tl.Marks[i])
+		b.WriteString(" ")
+		textCell(b, st.task, r.task, taskW)
+		b.WriteString("  ")
+		textCell(b, st.plain, r.what, ww)
+		if classW > 0 {
+			b.WriteString("  ")
+			textCell(b, st.class[m.Kind], m.Kind, classW)
+		}
+		b.WriteString("  ")
+		if r.find == "" {
+			b.WriteString(st.dim.Render(r.at))
+		} else {
+			textCell(b, st.dim, r.at, atW)
+			b.WriteString("  ")
+			b.WriteString(st.warn.Render(r.find))
+		}
+		b.WriteString("\n")
+		if m.Consumed {
+			line := " scope consumed here "
+			lw := max(width-indent-ansi.StringWidth(line), 8)
+			b.WriteString(strings.Repeat(" ", indent))
+			b.WriteString(st.bad.Render(strings.Repeat("━", lw/2) + line + strings.Repeat("━", lw-lw/2)))
+			b.WriteString("\n")
+		}
+	}
+}
 
-func (t textRenderer) findings(b *strings.Builder, st styles, r *Report) {
+// separator writes a row with no mark: a date, or a gap in time.
+func (textRenderer) separator(b *strings.Builder, style lipgloss.Style, indent, clockW int, cellWs []int, i int, firstMark, lastMark map[int]int, left, right string) {
+	b.WriteString(strings.Repeat(" ", indent))
+	textCell(b, style, left, clockW)
+	b.WriteString("  ")
+	for l, cw := range cellWs {
+		cell := " "
+		if f, ok := firstMark[l]; ok && i > f && i <= lastMark[l] {
+			cell = "│"
+		}
+		if cell != " " {
+			cell = style.Render(cell)
+		}
+		b.WriteString(cell)
+		b.WriteString(strings.Repeat(" ", cw-1))
+	}
+	if right != "" {
+		b.WriteString(" ")
+		b.WriteString(style.Render(right))
+	}
+	b.WriteString("\n")
+}
+
+// headed writes "head rest" wrapped to width, head styled, continuation
+// lines indented by two.
+func headed(style lipgloss.Style, head, rest string, width int) string {
+	lines := wrapText(rest, width-ansi.StringWidth(head)-1)
+	return style.Render(head) + " " + strings.Join(lines, "\n  ") + "\n"
+}
+
+// commonDir is the folder (with its trailing separator) that holds every
+// path, as the paths are displayed, or "".
+func commonDir(paths []string) string {
+	if len(paths) == 0 {
+		return ""
+	}
+	prefix := clean(paths[0])
+	for _, p := range paths[1:] {
+		f := clean(p)
+		for !strings.HasPrefix(f, prefix) {
+			prefix = prefix[:len(prefix)-1]
+		}
+	}
+	if i := strings.LastIndexAny(prefix, `/\`); i >= 0 {
+		return prefix[:i+1]
+	}
+	return ""
+}
+
+// trimLines drops trailing blanks of every line (padding of last cells).
+func trimLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// wrapList joins items with ", " into lines of at most w cells, indenting
+// continuation lines by indent.
+func wrapList(items []string, w, indent int) string {
+	var b strings.Builder
+	col := 0
+	for i, it := range items {
+		sep := ""
+		if i > 0 {
+			sep = ", "
+		}
+		iw := ansi.StringWidth(it)
+		// +1: the comma that follows every item but the last.
+		if col > 0 && col+len(sep)+iw+1 > w {
+			b.WriteString(",\n" + strings.Repeat(" ", indent))
+			col, sep = 0, ""
+		}
+		b.WriteString(sep + it)
+		col += len(sep) + iw
+	}
+	return b.String()
+}
+
+// wrapText wraps plain text to w cells (words first, long words broken).
+func wrapText(text string, w int) []string {
+	return strings.Split(ansi.Wrap(text, max(w, 20), ""), "\n")
+}
+
+func (t textRenderer) findings(b *strings.Builder, st styles, width int, r *Report) {
 	if len(r.Findings) == 0 {
 		fmt.Fprintf(b, "%s none\n", st.head.Render("Findings:"))
 		return
 	}
 	fmt.Fprintf(b, "%s %d\n", st.head.Render("Findings:"), len(r.Findings))
-	for _, sev := range severities {
-		for _, f := range r.Findings {
-			if f.Severity != sev {
-				continue
-			}
-			who := ""
-			if f.Task != nil {
-				who = " task " + clean(*f.Task)
-			}
-			fmt.Fprintf(b, "  %s %s%s: %s\n", st.severity[sev].Render(fmt.Sprintf("%-8s", strings.ToUpper(sev))),
-				st.head.Render(f.Rule), who, clean(f.Message))
-			if f.Key != nil {
-				fmt.Fprintf(b, "           %s %s\n", st.key.Render(clean(*f.Key)), st.dim.Render("scope "+clean(deref(f.Scope))))
-			}
-			if len(f.Evidence) > 0 {
-				at := make([]string, 0, len(f.Evidence))
-				for i, p := range f.Evidence {
-					if i == 10 {
-						at = append(at, fmt.Sprintf("… %d more", len(f.Evidence)-10))
-						break
-					}
-					at = append(at, ptr(p))
+	const hang = 16 // "  F1   CRITICAL "
+	scopeNum := map[[2]string]int{}
+	for i, k := range r.Keys {
+		scopeNum[[2]string{k.Key, k.Scope}] = i + 1
+	}
+	for i, f := range r.Findings {
+		sev := f.Severity
+		head := clean(f.Rule)
+		if f.Task != nil {
+			head += " task " + clean(*f.Task)
+		}
+		lines := wrapText(head+": "+clean(f.Message), width-hang)
+		fmt.Fprintf(b, "  %s %s %s\n", st.warn.Render(fmt.Sprintf("F%-3d", i+1)),
+			st.severity[sev].Render(fmt.Sprintf("%-8s", strings.ToUpper(sev))), lines[0])
+		for _, l := range lines[1:] {
+			fmt.Fprintf(b, "%s%s\n", strings.Repeat(" ", hang), l)
+		}
+		if f.Key != nil {
+			if n, ok := scopeNum[[2]string{*f.Key, deref(f.Scope)}]; ok {
+				k := r.Keys[n-1]
+				for _, l := range wrapText(fmt.Sprintf("in K%d %s scope %s", n, clean(destination(k)), clean(k.Scope)), width-hang) {
+					fmt.Fprintf(b, "%s%s\n", strings.Repeat(" ", hang), st.dim.Render(l))
 				}
-				fmt.Fprintf(b, "           %s %s\n", st.dim.Render("at"), st.dim.Render(strings.Join(at, ", ")))
+			} else {
+				fmt.Fprintf(b, "%s%s %s\n", strings.Repeat(" ", hang), st.key.Render(clean(*f.Key)), st.dim.Render("scope "+clean(deref(f.Scope))))
+			}
+		}
+		if len(f.Evidence) > 0 {
+			at := make([]string, 0, len(f.Evidence))
+			for i, p := range f.Evidence {
+				if i == 10 {
+					at = append(at, fmt.Sprintf("… %d more", len(f.Evidence)-10))
+					break
+				}
+				at = append(at, t.ptr(p))
+			}
+			for _, l := range strings.Split(wrapList(at, width-hang-3, hang+3), "\n") {
+				if strings.TrimSpace(l) == "" {
+					continue
+				}
+				if !strings.HasPrefix(l, " ") {
+					l = strings.Repeat(" ", hang) + st.dim.Render("at ") + st.dim.Render(l)
+				} else {
+					l = st.dim.Render(l)
+				}
+				fmt.Fprintf(b, "%s\n", l)
 			}
 		}
 	}
 }
 
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
-
-func summaryLine(st styles, r *Report) string {
+func summaryLine(st styles, width int, r *Report) string {
 	s := r.Summary
 	var states []string
 	keys := make([]string, 0, len(s.States))
@@ -260,7 +643,7 @@ func summaryLine(st styles, r *Report) string {
 	if s.Failed {
 		verdict = st.bad.Render("FAIL")
 	}
-	return fmt.Sprintf("%s %s: %s (--fail-on %s)\n", st.head.Render("Summary:"), verdict, line, s.FailOn)
+	return headed(st.head, "Summary:", fmt.Sprintf("%s: %s (--fail-on %s)", verdict, line, s.FailOn), width)
 }
 
 func (t textRenderer) Check(w io.Writer, c *CheckReport) error {
