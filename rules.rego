@@ -423,8 +423,9 @@ resume_checked_before(facts, act) if {
 # scope: document
 # title: Label contradicts evidence
 # description: >-
-#   A task's label disagrees with the evidence: not_sent after its own crossing
-#   or unresolved approach; sent_verified without any confirmation before it.
+#   A task's label disagrees with its evidence (its own, and that of the tasks
+#   it resumes): not_sent after a crossing or an unresolved approach;
+#   sent_verified without a confirmation before it.
 # custom:
 #   severity: high
 label_contradicts_evidence contains f if {
@@ -432,12 +433,12 @@ label_contradicts_evidence contains f if {
 	some l in s.facts
 	l.type == "status"
 	l.label == "not_sent"
-	before := [g | some g in s.facts; g.task == l.task; g.seq < l.seq]
+	before := [g | some g in s.facts; its_evidence(l.task, g); g.seq < l.seq]
 	bad := [g | some g in before; contradicts_not_sent(g, before)]
 	count(bad) > 0
 	g := bad[0]
 	f := finding("LABEL_CONTRADICTS_EVIDENCE", rego.metadata.chain(), s, l.task,
-		sprintf("task %s says not_sent after its own %s", [l.task, g.type]),
+		sprintf("task %s says not_sent after %s %s", [l.task, whose_evidence(l.task, g), g.type]),
 		[g, l])
 }
 
@@ -446,9 +447,9 @@ label_contradicts_evidence contains f if {
 	some l in s.facts
 	l.type == "status"
 	l.label == "sent_verified"
-	not confirmed_before(s.facts, l.seq)
+	not confirmed_before(s.facts, l)
 	f := finding("LABEL_CONTRADICTS_EVIDENCE", rego.metadata.chain(), s, l.task,
-		sprintf("task %s says sent_verified, but no confirmation precedes it", [l.task]),
+		sprintf("task %s says sent_verified, but none of its evidence confirms a delivery before it", [l.task]),
 		[l])
 }
 
@@ -456,11 +457,20 @@ contradicts_not_sent(g, _) if crossing(g)
 
 contradicts_not_sent(g, before) if unresolved_approach(g, before)
 
-confirmed_before(facts, seq) if {
+confirmed_before(facts, l) if {
 	some g in facts
-	g.seq < seq
+	g.seq < l.seq
 	confirmation(g)
+	its_evidence(l.task, g)
 }
+
+# A task's evidence: its own, and that of the tasks it resumes (lineage).
+its_evidence(id, g) if g.task == id
+
+its_evidence(id, g) if g.task in input.tasks[id].lineage
+
+whose_evidence(id, g) := "its own" if g.task == id
+else := sprintf("task %s's (which it resumes)", [g.task])
 
 # METADATA
 # scope: document

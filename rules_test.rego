@@ -71,6 +71,7 @@ live(task_id, rank) := {
 	"intents": [intent_of(task_id, key_a, "original")],
 	"inherited_intent": null,
 	"keys": [key_a],
+	"lineage": [],
 	"key_unknown": false,
 	"start": at(task_id, 1),
 	"referenced_at": [],
@@ -89,6 +90,7 @@ done_auth(task_id, rank, auth) := object.union(live_auth(task_id, rank, auth), {
 resumed(task_id, rank, of) := object.union(live(task_id, rank), {
 	"relation": "resumed",
 	"resumes": of,
+	"lineage": [of],
 	"intents": [],
 	"inherited_intent": intent_of(of, key_a, "original"),
 })
@@ -1549,4 +1551,31 @@ test_process_rules_judge_every_task_with_require_checks if {
 test_state_rules_apply_to_foreign_tasks if {
 	d := world([foreign(done("t1", 0)), foreign(done("t2", 1))], [ev(1, "t1", "request_sent"), ev(5, "t2", "request_sent")])
 	has_finding_for(d, "DUPLICATE_DELIVERY", "t2")
+}
+
+# ---------------------------------------------------------------------------
+# LABEL_CONTRADICTS_EVIDENCE judges a label against the task's own evidence
+# and that of the tasks it resumes (SPEC §6: "its evidence").
+
+test_label_contradicts_when_resumed_task_says_not_sent_after_predecessor_crossed if {
+	t1 := object.union(done("t1", 0), {"superseded_by": "t2"})
+	d := world([t1, resumed("t2", 1, "t1")], [ev(1, "t1", "send_fired"), label(5, "t2", "not_sent")])
+	has_finding_for(d, "LABEL_CONTRADICTS_EVIDENCE", "t2")
+}
+
+test_label_contradicts_when_sibling_claims_sent_verified_on_anothers_confirmation if {
+	d := world([done("t1", 0), done("t2", 1)], array.concat(
+		array.concat(checked_send(1, "t1"), [readback(6, "t1", "confirmed")]),
+		[label(9, "t2", "sent_verified")],
+	))
+	has_finding_for(d, "LABEL_CONTRADICTS_EVIDENCE", "t2")
+}
+
+test_no_label_contradiction_when_resumed_task_claims_predecessors_confirmation if {
+	t1 := object.union(done("t1", 0), {"superseded_by": "t2"})
+	d := world([t1, resumed("t2", 1, "t1")], array.concat(
+		array.concat(checked_send(1, "t1"), [readback(6, "t1", "confirmed")]),
+		[label(9, "t2", "sent_verified")],
+	))
+	no_finding(d, "LABEL_CONTRADICTS_EVIDENCE")
 }

@@ -120,6 +120,7 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 		if t.Relation == "resumed" && len(t.Intents) == 0 {
 			t.InheritedIntent = f.inheritedIntent(t)
 		}
+		t.Lineage = f.lineage(t)
 	}
 	f.rankTasks()
 	scopes := f.openScopes()
@@ -233,6 +234,17 @@ func (f *Facts) rankTasks() {
 	for i, id := range ids {
 		f.Tasks[id].StartRank = i
 	}
+}
+
+// lineage follows `resumes` links (cycles cut) to the tasks t continues.
+func (f *Facts) lineage(t *Task) []string {
+	out := []string{}
+	seen := map[string]bool{t.ID: true}
+	for cur := f.Tasks[t.Resumes]; cur != nil && !seen[cur.ID]; cur = f.Tasks[cur.Resumes] {
+		seen[cur.ID] = true
+		out = append(out, cur.ID)
+	}
+	return out
 }
 
 // inheritedIntent follows `resumes` links to the latest intent of the

@@ -83,6 +83,9 @@ type Task struct {
 	Segment       int            `json:"segment"`
 	Interruptions []Interruption `json:"interruptions"`
 	Intents       []Intent       `json:"intents"`
+	// Lineage lists the tasks this one continues through `resumes` links,
+	// nearest first: their evidence is part of its own story.
+	Lineage []string `json:"lineage"`
 	// InheritedIntent is the intent a resumed task continues when it
 	// declares none of its own.
 	InheritedIntent *Intent `json:"inherited_intent"`
