@@ -23,28 +23,7 @@ func TestCorpus_TemporalHistoriesReadAsRunsWithRelations(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("facts exit %d: %s", code, stderr)
 	}
-	var facts struct {
-		Inputs []struct {
-			Path     string `json:"path"`
-			Format   string `json:"format"`
-			Events   int    `json:"events"`
-			Problems []any  `json:"problems"`
-		} `json:"inputs"`
-		Tasks map[string]struct {
-			Relation     string `json:"relation"`
-			Parent       string `json:"parent"`
-			Resumes      string `json:"resumes"`
-			History      bool   `json:"history"`
-			Ended        bool   `json:"ended"`
-			Status       string `json:"status"`
-			SupersededBy string `json:"superseded_by"`
-			Complete     bool   `json:"complete"`
-		} `json:"tasks"`
-		Scopes []any `json:"scopes"`
-	}
-	if err := json.Unmarshal([]byte(out), &facts); err != nil {
-		t.Fatal(err)
-	}
+	facts := decodeFacts(t, out)
 	if len(facts.Inputs) != 8 {
 		t.Fatalf("read %d inputs, want the 8 histories", len(facts.Inputs))
 	}
@@ -136,17 +115,7 @@ func TestCorpus_TemporalContinueAsNewLinksTheNextRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("facts exit %d: %s", code, stderr)
 	}
-	var facts struct {
-		Tasks map[string]struct {
-			Relation     string `json:"relation"`
-			Resumes      string `json:"resumes"`
-			SupersededBy string `json:"superseded_by"`
-			Complete     bool   `json:"complete"`
-		} `json:"tasks"`
-	}
-	if err := json.Unmarshal([]byte(out), &facts); err != nil {
-		t.Fatal(err)
-	}
+	facts := decodeFacts(t, out)
 	if n, p := facts.Tasks[next], facts.Tasks[prev]; n.Relation != "resumed" || n.Resumes != prev || !n.Complete || p.SupersededBy != next {
 		t.Errorf("next run %+v, previous run %+v: want the next run resuming (and superseding) the previous one", n, p)
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/effectlint/effectlint/analyzer"
 )
 
 // Tests over ../shared/corpus: real transcripts written by other projects.
@@ -22,6 +24,16 @@ func needCorpus(t *testing.T, sub string) string {
 	return p
 }
 
+// decodeFacts reads the output of `effectlint facts`: the analyzer's Facts.
+func decodeFacts(t *testing.T, out string) analyzer.Facts {
+	t.Helper()
+	var f analyzer.Facts
+	if err := json.Unmarshal([]byte(out), &f); err != nil {
+		t.Fatalf("facts output: %v", err)
+	}
+	return f
+}
+
 func TestCorpus_ClaudeCodeSessionsReadAsTasksWithoutDuplicates(t *testing.T) {
 	dir := needCorpus(t, "claude-code")
 	rules := builtinRules(t)
@@ -29,23 +41,7 @@ func TestCorpus_ClaudeCodeSessionsReadAsTasksWithoutDuplicates(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("facts exit %d: %s", code, stderr)
 	}
-	var facts struct {
-		Inputs []struct {
-			Path     string `json:"path"`
-			Format   string `json:"format"`
-			Problems []any  `json:"problems"`
-		} `json:"inputs"`
-		Tasks map[string]struct {
-			Relation      string `json:"relation"`
-			Parent        string `json:"parent"`
-			Interruptions []struct {
-				Reason string `json:"reason"`
-			} `json:"interruptions"`
-		} `json:"tasks"`
-	}
-	if err := json.Unmarshal([]byte(out), &facts); err != nil {
-		t.Fatal(err)
-	}
+	facts := decodeFacts(t, out)
 	if len(facts.Inputs) < 10 {
 		t.Fatalf("read %d inputs", len(facts.Inputs))
 	}
@@ -108,18 +104,7 @@ func TestCorpus_EveryFileIsReadWithoutAProblem(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("facts exit %d: %s", code, stderr)
 	}
-	var facts struct {
-		Inputs []struct {
-			Path     string   `json:"path"`
-			Format   string   `json:"format"`
-			Events   int      `json:"events"`
-			Problems []any    `json:"problems"`
-			Notices  []string `json:"notices"`
-		} `json:"inputs"`
-	}
-	if err := json.Unmarshal([]byte(out), &facts); err != nil {
-		t.Fatal(err)
-	}
+	facts := decodeFacts(t, out)
 	formats := map[string]int{}
 	for _, in := range facts.Inputs {
 		formats[in.Format]++
