@@ -52,7 +52,7 @@ func detect(peek []byte, whole bool, p *Profile) string {
 	}
 	var objects []gjson.Result
 	for _, l := range lines {
-		if gjson.ValidBytes(l) && gjson.ParseBytes(l).IsObject() {
+		if validJSON(l) && gjson.ParseBytes(l).IsObject() {
 			objects = append(objects, gjson.ParseBytes(l))
 		}
 	}

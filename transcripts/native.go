@@ -193,11 +193,11 @@ func checkJSONLine(l rawLine, taskField string) (msg, task string) {
 		return fmt.Sprintf("line is longer than the limit of %d bytes; skipped", len(b)), salvageTask(b, taskField)
 	case !utf8.Valid(b):
 		return "line is not valid UTF-8", salvageTask(b, taskField)
-	case !gjson.ValidBytes(b) && l.unterminated:
+	case !validJSON(b) && l.unterminated:
 		// A cut last line means the file was cut: later lines of any task
 		// in this file may be missing, so the problem names no task.
 		return "truncated last line (no newline and not valid JSON): the file may have been cut", ""
-	case !gjson.ValidBytes(b):
+	case !validJSON(b):
 		return "not valid JSON", salvageTask(b, taskField)
 	case !gjson.ParseBytes(b).IsObject():
 		return "not a JSON object", ""
@@ -260,7 +260,7 @@ func parseNativeLine(file string, num int, r gjson.Result) (*Event, *Problem) {
 		switch k.Str {
 		case "ts", "task", "type":
 		default:
-			ev.Fields[k.Str] = decode(v)
+			ev.Fields[k.Str] = decode(v, 1)
 		}
 		return true
 	})
@@ -296,8 +296,10 @@ func clip(s string, n int) string {
 // decode converts a JSON value for Event.Fields. Numbers stay json.Number
 // (their exact text). A number beyond float64 range (1e999999 is valid
 // JSON) would be +Inf, which neither encoding/json nor OPA accepts, so it
-// is kept as its text, a string: nothing is lost and nothing fails.
-func decode(r gjson.Result) any {
+// is kept as its text, a string: nothing is lost and nothing fails. For
+// the same reason a container nested deeper than MaxValueDepth (depth
+// counts from 1 for a top-level field's value) is kept as its JSON text.
+func decode(r gjson.Result, depth int) any {
 	switch {
 	case r.Type == gjson.String:
 		return r.Str
@@ -310,17 +312,19 @@ func decode(r gjson.Result) any {
 		return true
 	case r.Type == gjson.False:
 		return false
+	case (r.IsArray() || r.IsObject()) && depth > MaxValueDepth:
+		return r.Raw
 	case r.IsArray():
 		out := []any{}
 		r.ForEach(func(_, v gjson.Result) bool {
-			out = append(out, decode(v))
+			out = append(out, decode(v, depth+1))
 			return true
 		})
 		return out
 	case r.IsObject():
 		out := map[string]any{}
 		r.ForEach(func(k, v gjson.Result) bool {
-			out[k.Str] = decode(v)
+			out[k.Str] = decode(v, depth+1)
 			return true
 		})
 		return out

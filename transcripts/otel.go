@@ -265,7 +265,7 @@ func otelArgs(s *otelSpan) string {
 		if !ok {
 			continue
 		}
-		if t := strings.TrimSpace(v.text); gjson.Valid(t) && gjson.Parse(t).IsObject() {
+		if t := strings.TrimSpace(v.text); validJSONString(t) && gjson.Parse(t).IsObject() {
 			return t
 		}
 		return v.json
@@ -420,7 +420,7 @@ func otelAttrs(r gjson.Result) map[string]otelValue {
 			if k == "" {
 				return true
 			}
-			v := otlpAny(kv.Get("value"))
+			v := otlpAny(kv.Get("value"), 1)
 			b, err := json.Marshal(v)
 			if err != nil {
 				b = []byte("null")
@@ -445,17 +445,25 @@ func otelAttrs(r gjson.Result) map[string]otelValue {
 	return out
 }
 
-// otlpAny converts an OTLP AnyValue to a JSON-ready value.
-func otlpAny(v gjson.Result) any {
+// otlpAny converts an OTLP AnyValue to a JSON-ready value; values nested
+// deeper than MaxValueDepth are kept as their JSON text.
+func otlpAny(v gjson.Result, depth int) any {
 	number := func(n gjson.Result) any {
 		text := n.Raw
 		if n.Type == gjson.String {
 			text = n.Str
 		}
+		// strconv also reads NaN, Inf and 0x1p3, which are not JSON.
+		if end, ok := scanNumber(text, 0); text == "" || !ok || end != len(text) {
+			return text
+		}
 		if _, err := strconv.ParseFloat(text, 64); err != nil {
-			return text // NaN, Infinity, or garbage: kept as text
+			return text // beyond float64: kept as text
 		}
 		return json.Number(text)
+	}
+	if depth > MaxValueDepth {
+		return v.Raw
 	}
 	switch {
 	case v.Get("stringValue").Exists():
@@ -468,12 +476,12 @@ func otlpAny(v gjson.Result) any {
 		return number(v.Get("doubleValue"))
 	case v.Get("arrayValue").Exists():
 		list := []any{}
-		v.Get("arrayValue.values").ForEach(func(_, x gjson.Result) bool { list = append(list, otlpAny(x)); return true })
+		v.Get("arrayValue.values").ForEach(func(_, x gjson.Result) bool { list = append(list, otlpAny(x, depth+1)); return true })
 		return list
 	case v.Get("kvlistValue").Exists():
 		m := map[string]any{}
 		v.Get("kvlistValue.values").ForEach(func(_, kv gjson.Result) bool {
-			m[kv.Get("key").String()] = otlpAny(kv.Get("value"))
+			m[kv.Get("key").String()] = otlpAny(kv.Get("value"), depth+1)
 			return true
 		})
 		return m

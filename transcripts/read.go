@@ -273,11 +273,11 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 		in.Problems = append(in.Problems, Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("JSON document larger than the limit of %d bytes; not read", limit)})
 		return
 	}
-	if !gjson.ValidBytes(doc) {
+	if !validJSON(doc) {
 		if first := bytes.IndexByte(doc, '\n'); first < 0 || first >= 64<<10 {
 			// Not a document after all: JSON Lines whose first line was
 			// longer than detection could see. Read it line by line.
-			if first > 0 && gjson.ValidBytes(doc[:first]) && detectLine(gjson.ParseBytes(doc[:first]), rn.opt.Profile) == FormatOTel {
+			if first > 0 && validJSON(doc[:first]) && detectLine(gjson.ParseBytes(doc[:first]), rn.opt.Profile) == FormatOTel {
 				in.Format = FormatOTel
 				rn.readOTelLines(bytes.NewReader(doc), in)
 				return

@@ -53,6 +53,7 @@ func TestRead_BadInputBecomesProblemsAndKeepsReadableEvents(t *testing.T) {
 		{"bad field keeps the event", `{"ts":"2026-11-30T07:00:00Z","task":"t4","type":"gate_check","checkpoint":"send","decision":"maybe"}` + "\n", 1, 1, "t4", "decision must be allow or stop"},
 		{"response without ok", `{"ts":"2026-11-30T07:00:00Z","task":"t4","type":"response"}` + "\n", 1, 1, "t4", "ok must be"},
 		{"deeply nested JSON", `{"ts":"2026-11-30T07:00:00Z","task":"t5","type":"ui_changed","x":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "}\n", 1, 0, "", ""},
+		{"nesting deeper than any stack", strings.Repeat("[", 20<<20) + "\n" + good + "\n", 1, 1, "", "not valid JSON"},
 		{"huge number", `{"ts":"2026-11-30T07:00:00Z","task":"t5","type":"response","ok":true,"status":1e999999}` + "\n", 1, 0, "", ""},
 	}
 	for _, c := range cases {

@@ -581,14 +581,14 @@ func temporalPayload(p gjson.Result) (gjson.Result, string) {
 			b = []byte(data.Str) // not base64: JSON text as is
 		}
 	}
-	if !gjson.ValidBytes(b) {
+	if !validJSON(b) {
 		return gjson.Result{}, ""
 	}
 	return unwrapJSONString(gjson.ParseBytes(b)), ""
 }
 
 func unwrapJSONString(r gjson.Result) gjson.Result {
-	if r.Type == gjson.String && gjson.Valid(r.Str) {
+	if r.Type == gjson.String && validJSONString(r.Str) {
 		if inner := gjson.Parse(r.Str); inner.IsObject() {
 			return inner
 		}
