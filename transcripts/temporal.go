@@ -49,6 +49,9 @@ import (
 // history read together with its base run's does not count the shared
 // events twice.
 
+// maxAttemptEvents bounds the request_sent events of one activity.
+const maxAttemptEvents = 10
+
 // temporalEvent is one event of a history.
 type temporalEvent struct {
 	id    string // eventId as text
@@ -388,12 +391,21 @@ func (t *temporalReader) emit(e *temporalEvent) {
 		if act == nil || !act.delivery || act.started != e {
 			return
 		}
-		for k := 1; k <= act.attempts; k++ {
+		// An attempt count is the history's word, not a bound on work: a
+		// damaged history may say 99999999999. Past maxAttemptEvents the
+		// last event stands for the rest (two crossings already make a
+		// duplicate delivery).
+		n := min(act.attempts, maxAttemptEvents)
+		for k := 1; k <= n; k++ {
 			if !t.once(e.task, "attempt", act.scheduled.id, strconv.Itoa(k)) {
 				continue
 			}
 			fields := map[string]any{"intent": act.intent, "activity": act.name, "attempt": k}
-			if k < act.attempts {
+			switch {
+			case k == n && n < act.attempts:
+				fields["attempt"] = act.attempts
+				fields["detail"] = fmt.Sprintf("attempts %d to %d (not listed one by one): each may have sent", k, act.attempts)
+			case k < act.attempts:
 				fields["detail"] = fmt.Sprintf("attempt %d of %d: it failed or timed out and was retried, and may have sent", k, act.attempts)
 			}
 			t.out(e, "request_sent", fields)
