@@ -134,9 +134,9 @@ func describeShape(doc gjson.Result) string {
 	var keys []string
 	doc.ForEach(func(k, _ gjson.Result) bool {
 		if len(keys) < 5 {
-			keys = append(keys, k.Str)
+			keys = append(keys, clip(k.Str, 40))
 		}
 		return true
 	})
-	return fmt.Sprintf("a JSON object with keys %v", keys)
+	return fmt.Sprintf("a JSON object with keys %q", keys)
 }

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -32,6 +33,10 @@ import (
 //   - reading the same bytes twice gives the same events and problems;
 // and per reader what it promises (every non-blank line of a JSON Lines
 // input is an event or a problem, ...).
+
+// slowRead is how long reading one fuzz input may take: they are small, so
+// anything near this is a loop gone wrong (a count taken from the input).
+const slowRead = 2 * time.Second
 
 // maxMessage bounds problem messages and notices: they quote transcript
 // text only as excerpts.
@@ -92,7 +97,11 @@ func fuzzRead(t *testing.T, data []byte, opt Options) (Input, []Event) {
 		}
 		return res.Inputs[0], evs
 	}
+	start := time.Now()
 	in, evs := read()
+	if d := time.Since(start); d > slowRead {
+		t.Fatalf("reading %d bytes took %v", len(data), d)
+	}
 	if in.Events != len(evs) {
 		t.Fatalf("the input counts %d events, %d were emitted", in.Events, len(evs))
 	}
@@ -135,19 +144,16 @@ func sameEvents(a, b []Event) bool {
 	return bytes.Equal(x, y)
 }
 
-// lineSaid reports whether line n has an event or a problem.
-func lineSaid(n int, in Input, evs []Event) bool {
+// saidLines are the lines with an event or a problem.
+func saidLines(in Input, evs []Event) map[int]bool {
+	said := map[int]bool{}
 	for _, e := range evs {
-		if e.Line == n {
-			return true
-		}
+		said[e.Line] = true
 	}
 	for _, p := range in.Problems {
-		if p.Line == n {
-			return true
-		}
+		said[p.Line] = true
 	}
-	return false
+	return said
 }
 
 // blankLines are the lines a JSON Lines reader skips.
@@ -175,8 +181,9 @@ func FuzzReadNative(f *testing.F) {
 			return
 		}
 		split := bytes.Split(data, []byte("\n"))
+		said := saidLines(in, evs)
 		for _, n := range nonBlankLines(data) {
-			if !lineSaid(n, in, evs) {
+			if !said[n] {
 				t.Fatalf("line %d (%q) is neither an event nor a problem", n, split[n-1])
 			}
 		}
@@ -214,9 +221,10 @@ func FuzzReadClaudeCode(f *testing.F) {
 			return
 		}
 		split := bytes.Split(data, []byte("\n"))
+		said := saidLines(in, evs)
 		for _, n := range nonBlankLines(data) {
 			l := bytes.TrimSuffix(split[n-1], []byte("\r"))
-			if (!gjson.ValidBytes(l) || !gjson.ParseBytes(l).IsObject()) && !lineSaid(n, in, evs) {
+			if (!gjson.ValidBytes(l) || !gjson.ParseBytes(l).IsObject()) && !said[n] {
 				t.Fatalf("line %d (%q) is not a JSON object and no problem", n, l)
 			}
 		}
@@ -297,9 +305,10 @@ func FuzzReadProfile(f *testing.F) {
 		in, evs := fuzzRead(t, data, Options{InputFormat: FormatProfile, Profile: lines, MaxLineBytes: 1 << 16})
 		if !(len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
 			split := bytes.Split(data, []byte("\n"))
+			said := saidLines(in, evs)
 			for _, n := range nonBlankLines(data) {
 				l := bytes.TrimSuffix(split[n-1], []byte("\r"))
-				if !gjson.ValidBytes(l) && !lineSaid(n, in, evs) {
+				if !gjson.ValidBytes(l) && !said[n] {
 					t.Fatalf("line %d (%q) is not JSON and no problem", n, l)
 				}
 			}

@@ -1,6 +1,7 @@
 package transcripts
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -172,7 +173,9 @@ func jsonLines(src io.Reader, in *Input, maxLine int, taskField string, handle f
 				Message: "input ends early: " + err.Error()})
 			return
 		}
-		if len(strings.TrimSpace(string(l.bytes))) == 0 && !l.tooLong {
+		// Blank: JSON white space only (no copy of a long line; other
+		// characters, Unicode spaces included, are not JSON and a problem).
+		if len(bytes.Trim(l.bytes, " \t\r\n")) == 0 && !l.tooLong {
 			continue
 		}
 		in.Records++
@@ -227,7 +230,7 @@ func readNative(src io.Reader, in *Input, maxLine int, emit func(Event)) {
 		emit(*ev)
 	})
 	for _, t := range unknownOrder {
-		in.Notices = append(in.Notices, fmt.Sprintf("unknown event type %q on %d line(s): kept as facts, not interpreted", t, unknown[t]))
+		in.Notices = append(in.Notices, fmt.Sprintf("unknown event type %q on %d line(s): kept as facts, not interpreted", clip(t, 60), unknown[t]))
 	}
 }
 
@@ -286,11 +289,25 @@ func salvageTask(b []byte, field string) string {
 	return ""
 }
 
+// clip cuts transcript text quoted in a message to about n bytes, at a
+// character boundary: messages show excerpts, never whole hostile lines.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
 	return s[:n] + "…"
+}
+
+// listed joins at most max items of a list for a message, saying how many
+// more there are.
+func listed(items []string, max int) string {
+	if len(items) <= max {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:max], ", ") + fmt.Sprintf(" and %d more", len(items)-max)
 }
 
 // decode converts a JSON value for Event.Fields. Numbers stay json.Number

@@ -114,8 +114,12 @@ func (n *otelNotes) flush(in *Input) {
 		codes = append(codes, c)
 	}
 	sort.Strings(codes)
+	if len(codes) > 8 {
+		in.Notices = append(in.Notices, fmt.Sprintf("%d more unknown status codes: not listed", len(codes)-8))
+		codes = codes[:8]
+	}
 	for _, c := range codes {
-		in.Notices = append(in.Notices, fmt.Sprintf("status code %q is not UNSET, OK or ERROR: the tool calls it ends are not taken as confirmed", c))
+		in.Notices = append(in.Notices, fmt.Sprintf("status code %q is not UNSET, OK or ERROR: the tool calls it ends are not taken as confirmed", clip(c, 60)))
 	}
 }
 
@@ -142,6 +146,9 @@ func (rn *run) readOTelDocument(d *document, notes *otelNotes) {
 	o := &otelDoc{d: d, byID: map[string]*otelSpan{}, task: map[*otelSpan]string{},
 		visiting: map[*otelSpan]bool{}, tasks: map[string]*otelTask{}}
 	for _, raw := range otelRawSpans(d.root) {
+		if d.partial(raw) {
+			continue // cut by a break in the document
+		}
 		d.in.Records++
 		s, msg := o.parse(raw)
 		if msg != "" {
@@ -179,20 +186,16 @@ func (rn *run) readOTelDocument(d *document, notes *otelNotes) {
 			continue
 		}
 		sort.SliceStable(t.spans, func(i, j int) bool { return t.spans[i].start.Before(t.spans[j].start) })
-		if rn.once("task:" + id) {
-			start := t.first
-			for _, s := range t.spans {
-				if s.hasStart && (!start.hasStart || s.start.Before(start.start)) {
-					start = s
-				}
-			}
+		if start, ts, ok := otelTaskStart(t); !ok {
+			// No span of the task has a time: nothing of it can be
+			// placed, and its tool calls are problems of their own.
+			d.in.Problems = append(d.in.Problems, Problem{File: d.in.Path, Line: t.first.line, Task: id,
+				Message: "no span of this task has a readable start or end time"})
+			continue
+		} else if rn.once("task:" + id) {
 			fields := map[string]any{"relation": "root"}
 			if t.parent != "" {
 				fields = map[string]any{"relation": "delegated", "parent": t.parent}
-			}
-			ts := start.start
-			if !start.hasStart {
-				ts = start.end
 			}
 			conv.lifecycle(id, ts, start.line, "task_started", fields)
 		}
@@ -228,7 +231,7 @@ func (rn *run) otelCall(conv *conventions, d *document, task string, s *otelSpan
 	}
 	if !s.hasStart && !s.hasEnd {
 		d.in.Problems = append(d.in.Problems, Problem{File: d.in.Path, Line: s.line, Task: task,
-			Message: "execute_tool span " + name + " without a readable start or end time"})
+			Message: fmt.Sprintf("execute_tool span %q without a readable start or end time", clip(name, 60))})
 		return
 	}
 	ts := s.start
@@ -271,6 +274,26 @@ func otelArgs(s *otelSpan) string {
 		return v.json
 	}
 	return ""
+}
+
+// otelTaskStart is the span a task starts at and its time: the earliest
+// start, else the earliest end; ok is false when no span has a time.
+func otelTaskStart(t *otelTask) (*otelSpan, time.Time, bool) {
+	var start *otelSpan
+	var ts time.Time
+	for _, s := range t.spans {
+		if s.hasStart && (start == nil || !start.hasStart || s.start.Before(ts)) {
+			start, ts = s, s.start
+		}
+	}
+	for _, s := range t.spans {
+		if start == nil || (!start.hasStart && s.hasEnd && s.end.Before(ts)) {
+			if s.hasEnd {
+				start, ts = s, s.end
+			}
+		}
+	}
+	return start, ts, start != nil
 }
 
 // taskOf assigns a span to a task (see the comment at the top).

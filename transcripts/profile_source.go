@@ -15,20 +15,22 @@ import (
 func (rn *run) readProfileLines(src io.Reader, in *Input) {
 	conv := rn.conventions(in)
 	s := rn.opt.Profile.Source
-	idle := 0
+	idle, read := 0, 0
 	jsonLines(src, in, rn.opt.MaxLineBytes, s.Task, func(l rawLine, r gjson.Result) {
-		if !rn.profileRecord(conv, in, s, r, l.num) {
+		if rn.profileRecord(conv, in, s, r, l.num) {
+			read++
+		} else {
 			idle++
 		}
 	})
-	idleNotice(in, s, idle)
+	idleNotice(in, s, idle, read)
 }
 
-// idleNotice says how many records held neither a call nor a result: a
-// log of other records, or a profile whose paths miss the format.
-func idleNotice(in *Input, s *Source, idle int) {
-	if idle > 0 {
-		in.Notices = append(in.Notices, fmt.Sprintf("%d record(s) with neither a tool name at %q nor a result call id at %q: nothing read from them",
+// idleNotice says so when no record held a call or a result: a log of
+// other records only, or a profile whose paths miss the format.
+func idleNotice(in *Input, s *Source, idle, read int) {
+	if idle > 0 && read == 0 {
+		in.Notices = append(in.Notices, fmt.Sprintf("none of %d record(s) has a tool name at %q or a result call id at %q: nothing read (does the profile fit this format?)",
 			idle, clip(s.Tool, 80), clip(s.ResultCallID, 80)))
 	}
 }
@@ -42,15 +44,20 @@ func (rn *run) readProfileDocument(d *document) {
 			Message: fmt.Sprintf("no record array at %q (the profile's source.records)", clip(s.Records, 80))})
 		return
 	}
-	idle := 0
+	idle, read := 0, 0
 	recs.ForEach(func(_, r gjson.Result) bool {
+		if d.partial(r) {
+			return false // cut by a break in the document
+		}
 		d.in.Records++
-		if !rn.profileRecord(conv, d.in, s, r, d.lineOf(r)) {
+		if rn.profileRecord(conv, d.in, s, r, d.lineOf(r)) {
+			read++
+		} else {
 			idle++
 		}
 		return true
 	})
-	idleNotice(d.in, s, idle)
+	idleNotice(d.in, s, idle, read)
 }
 
 // profileRecord reads one record; false when it is neither a call nor a
@@ -89,6 +96,12 @@ func (rn *run) profileRecord(conv *conventions, in *Input, s *Source, r gjson.Re
 		id := ""
 		if s.CallID != "" {
 			id = r.Get(s.CallID).String()
+		}
+		if id != "" && !rn.once("profile-call:"+task+"/"+id) {
+			// The same call recorded again (a log that repeats its
+			// history, a record written twice): one call, as for every
+			// other format with call ids.
+			return true
 		}
 		if id == "" {
 			id = fmt.Sprintf("%s:%d", in.Path, line)

@@ -273,28 +273,47 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 		in.Problems = append(in.Problems, Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("JSON document larger than the limit of %d bytes; not read", limit)})
 		return
 	}
-	if !validJSON(doc) {
-		if first := bytes.IndexByte(doc, '\n'); first < 0 || first >= 64<<10 {
-			// Not a document after all: JSON Lines whose first line was
-			// longer than detection could see. Read it line by line.
-			if first > 0 && validJSON(doc[:first]) && detectLine(gjson.ParseBytes(doc[:first]), rn.opt.Profile) == FormatOTel {
-				in.Format = FormatOTel
-				rn.readOTelLines(bytes.NewReader(doc), in)
-				return
-			}
+	scan := scanJSON(doc)
+	orig, cut := doc, 0
+	if !scan.ok {
+		first := bytes.IndexByte(doc, '\n')
+		long := first < 0 || first >= 64<<10
+		switch {
+		case len(bytes.Trim(doc, " \t\r\n")) == 0:
+			in.Format = format // an empty input of a forced format: readSource says so
+			return
+		case long && first > 0 && validJSON(doc[:first]) && detectLine(gjson.ParseBytes(doc[:first]), rn.opt.Profile) == FormatOTel:
+			// Not a document after all: OTLP JSON Lines whose first line
+			// was longer than detection could see.
+			in.Format = FormatOTel
+			rn.readOTelLines(bytes.NewReader(doc), in)
+			return
+		}
+		if fixed, at, ok := rn.salvage(doc, scan); ok {
+			doc, cut = fixed, at
+		} else if long {
+			// JSON Lines whose first line was longer than detection
+			// could see. Read it line by line.
 			in.Format = FormatNative
 			readNative(bytes.NewReader(doc), in, rn.opt.MaxLineBytes, rn.emit)
 			return
+		} else {
+			in.Problems = append(in.Problems, Problem{File: in.Path, Line: 1, Message: "not valid JSON (neither JSON Lines nor a whole JSON document): the document may be cut"})
+			return
 		}
-		in.Problems = append(in.Problems, Problem{File: in.Path, Line: 1, Message: "not valid JSON (neither JSON Lines nor a whole JSON document): the document may be cut"})
-		return
 	}
 	parsed := gjson.ParseBytes(doc)
 	if rn.opt.InputFormat == "" {
 		format = detectDocument(parsed, rn.opt.Profile)
 	}
 	in.Format = format
-	d := &document{in: in, lines: newLineIndex(doc), root: parsed}
+	d := &document{in: in, lines: newLineIndex(doc), root: parsed, cut: cut}
+	if cut > 0 {
+		in.Problems = append(in.Problems, brokenProblem(in, orig, scan))
+	}
+	if p, bad := utf8Problem(in, doc); bad {
+		in.Problems = append(in.Problems, p)
+	}
 	switch format {
 	case FormatOpenAI:
 		rn.readOpenAI(d)
@@ -318,6 +337,9 @@ type document struct {
 	// first is the line the document starts on when it is one record of
 	// a JSON Lines file (0 for a whole file).
 	first int
+	// cut is set for a salvaged document: the offset where its text broke
+	// off (see salvage.go).
+	cut int
 }
 
 // lineOf is the line where a value of the document starts.

@@ -49,6 +49,10 @@ import (
 // history read together with its base run's does not count the shared
 // events twice.
 
+// maxUnixSeconds is the last second of the year 9999: later times do not
+// print as RFC 3339.
+const maxUnixSeconds = 253402300799
+
 // maxAttemptEvents bounds the request_sent events of one activity.
 const maxAttemptEvents = 10
 
@@ -95,6 +99,9 @@ func (rn *run) readTemporal(d *document) {
 	}
 	var evs []*temporalEvent
 	list.ForEach(func(_, r gjson.Result) bool {
+		if d.partial(r) {
+			return false // the event a cut went through, the last one
+		}
 		in.Records++
 		evs = append(evs, parseTemporalEvent(d, r))
 		return true
@@ -198,10 +205,11 @@ func idText(r gjson.Result) string {
 func temporalTime(r gjson.Result) (time.Time, bool) {
 	if r.IsObject() {
 		s, err := strconv.ParseInt(idText(r.Get("seconds")), 10, 64)
-		if err != nil || s <= 0 {
+		ns := r.Get("nanos").Int()
+		if err != nil || s <= 0 || s > maxUnixSeconds || ns < 0 || ns >= 1e9 {
 			return time.Time{}, false
 		}
-		return time.Unix(s, r.Get("nanos").Int()).UTC(), true
+		return time.Unix(s, ns).UTC(), true
 	}
 	return parseTime(r)
 }
@@ -256,12 +264,20 @@ func (t *temporalReader) checkComplete() {
 			continue
 		}
 		switch {
+		case e.num <= 0:
+			in.Problems = append(in.Problems, Problem{File: in.Path, Line: e.line, Task: e.task,
+				Message: fmt.Sprintf("%s event without a positive numeric eventId: its place in the history cannot be checked", clip(e.typ, 60))})
 		case i == 0 && (e.typ != "WorkflowExecutionStarted" || e.num > 1):
 			in.Problems = append(in.Problems, Problem{File: in.Path, Line: e.line, Task: e.task,
-				Message: fmt.Sprintf("the history starts with %s (event %s), not WorkflowExecutionStarted: earlier events are missing", e.typ, e.id)})
+				Message: fmt.Sprintf("the history starts with %s (event %s), not WorkflowExecutionStarted: earlier events are missing", clip(e.typ, 60), clip(e.id, 30))})
 		case prev > 0 && e.num > prev+1:
 			in.Problems = append(in.Problems, Problem{File: in.Path, Line: e.line,
 				Message: fmt.Sprintf("events %d to %d are missing", prev+1, e.num-1)})
+		case prev > 0 && e.num > 0 && e.num <= prev:
+			// Event ids grow by one through a history: a repeated or
+			// earlier id is a damaged or spliced history.
+			in.Problems = append(in.Problems, Problem{File: in.Path, Line: e.line,
+				Message: fmt.Sprintf("event %d follows event %d: the history is out of order or repeats events", e.num, prev)})
 		}
 		prev = e.num
 	}
@@ -317,7 +333,7 @@ func (t *temporalReader) out(e *temporalEvent, typ string, fields map[string]any
 		}
 		t.badTime[e] = true
 		t.d.in.Problems = append(t.d.in.Problems, Problem{File: t.d.in.Path, Line: e.line, Task: e.task,
-			Message: fmt.Sprintf("%s event %s has no readable eventTime", e.typ, e.id)})
+			Message: fmt.Sprintf("%s event %s has no readable eventTime", clip(e.typ, 60), clip(e.id, 30))})
 		return
 	}
 	if e.id != "" {
@@ -343,7 +359,7 @@ func (t *temporalReader) emit(e *temporalEvent) {
 		if c := a.Get("continuedExecutionRunId").String(); c != "" {
 			fields["relation"], fields["resumes"] = "resumed", c
 		} else if init := a.Get("initiator").String(); init != "" && !strings.Contains(strings.ToLower(init), "unspecified") {
-			t.unnamedParents = append(t.unnamedParents, fmt.Sprintf("%s (initiator %s)", e.task, init))
+			t.unnamedParents = append(t.unnamedParents, fmt.Sprintf("%s (initiator %s)", clip(e.task, 60), clip(init, 40)))
 		}
 		if w := firstString(a.Get("workflowId"), t.d.root.Get("workflowExecution.workflowId"), t.d.root.Get("execution.workflowId")); w != "" {
 			fields["workflow_id"] = w
@@ -360,7 +376,7 @@ func (t *temporalReader) emit(e *temporalEvent) {
 		if base == "" {
 			base = t.first
 		}
-		t.resets = append(t.resets, fmt.Sprintf("%s from %s at event %s", e.task, base, e.id))
+		t.resets = append(t.resets, fmt.Sprintf("%s from %s at event %s", clip(e.task, 60), clip(base, 60), clip(e.id, 30)))
 		t.out(e, "task_started", map[string]any{"relation": "resumed", "resumes": base, "reset": true})
 	case "WorkflowExecutionCompleted", "WorkflowExecutionContinuedAsNew":
 		t.ended(e, "completed")
@@ -647,20 +663,24 @@ func (t *temporalReader) notices() {
 	}
 	sort.Strings(encs)
 	for _, enc := range encs {
-		in.Notices = append(in.Notices, fmt.Sprintf("%d activity input(s) encoded as %q were not inspected: decode them (a codec server) to see deliveries", t.encoded[enc], enc))
+		in.Notices = append(in.Notices, fmt.Sprintf("%d activity input(s) encoded as %q were not inspected: decode them (a codec server) to see deliveries", t.encoded[enc], clip(enc, 60)))
 	}
 	if t.localActs > 0 {
 		in.Notices = append(in.Notices, fmt.Sprintf("%d local activity marker(s): a history does not record their inputs, so their deliveries cannot be seen", t.localActs))
 	}
-	for _, r := range t.resets {
-		in.Notices = append(in.Notices, "run "+r+": what the base run did after the reset point is only in its own history")
+	if len(t.resets) > 0 {
+		in.Notices = append(in.Notices, "reset run(s) "+listed(t.resets, 3)+": what a base run did after its reset point is only in its own history")
 	}
 	for _, u := range t.unnamedParents {
 		in.Notices = append(in.Notices, "run "+u+" continues a run the history does not name: that run is not linked")
 	}
+	var unstarted []string
 	for _, e := range t.initiated {
 		if !t.children[e.id] {
-			in.Notices = append(in.Notices, fmt.Sprintf("child workflow initiated at event %s has no start recorded: its run cannot be named", e.id))
+			unstarted = append(unstarted, clip(e.id, 30))
 		}
+	}
+	if len(unstarted) > 0 {
+		in.Notices = append(in.Notices, fmt.Sprintf("child workflow(s) initiated at event(s) %s have no start recorded: their runs cannot be named", listed(unstarted, 8)))
 	}
 }
