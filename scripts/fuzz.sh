@@ -9,7 +9,7 @@
 #   scripts/fuzz.sh FuzzReadNative FuzzKey
 #
 # FUZZPARALLEL (default 1) is go test's -parallel: the number of fuzzing
-# workers. FUZZMINIMIZETIME (default 5s) bounds the minimization of each
+# workers. FUZZMINIMIZETIME (default 1s) bounds the minimization of each
 # new input: go test's default (60s per input that adds coverage) spends
 # most of a short run minimizing, not fuzzing. A crasher is written by go test to <package>/testdata/fuzz/<target>/;
 # commit it with the fix: it becomes a regression seed. A summary of each
@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 
 fuzztime=${FUZZTIME:-10m}
 parallel=${FUZZPARALLEL:-1}
-minimize=${FUZZMINIMIZETIME:-5s}
+minimize=${FUZZMINIMIZETIME:-1s}
 log=${FUZZLOG:-fuzz-results.txt}
 
 # target → package

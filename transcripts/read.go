@@ -99,6 +99,7 @@ func Read(paths []string, opt Options, emit func(Event)) (Result, error) {
 		}
 	}
 	sort.Slice(srcs, func(i, j int) bool { return srcs[i].path < srcs[j].path })
+	srcs = sameFilesOnce(srcs)
 	sort.Strings(res.Skipped)
 	if opt.InputFormat != "" && !knownFormat(opt.InputFormat) {
 		return res, fmt.Errorf("--input-format %q is not one of %v", opt.InputFormat, Formats)
@@ -125,11 +126,17 @@ func expand(p string, ignore func(string) bool) (files, skipped []string, err er
 		return []string{clean}, nil, nil
 	}
 	// WalkDir does not follow symbolic links to directories, so a link loop
-	// cannot make the walk endless; links to regular files are read.
-	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, werr error) error {
+	// cannot make the walk endless; links to regular files are read. The
+	// directory named may itself be a link: a trailing separator makes
+	// WalkDir start inside it instead of listing the link as a file.
+	root := p
+	if li, lerr := os.Lstat(p); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
+		root = p + string(filepath.Separator)
+	}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, werr error) error {
 		disp := filepath.ToSlash(path)
 		if werr != nil {
-			if path == p {
+			if path == root {
 				return werr
 			}
 			// An unreadable subdirectory is read as a file, so that the
@@ -167,6 +174,36 @@ func expand(p string, ignore func(string) bool) (files, skipped []string, err er
 		return nil, nil, fmt.Errorf("%s: %w", p, unwrapPathError(err))
 	}
 	return files, skipped, nil
+}
+
+// sameFilesOnce keeps one path of each file: a file named twice through a
+// link (a directory and a link into it, say) would count its events twice,
+// and a repeated submission is a finding. The first path in path order is
+// kept, so the result does not depend on the order of arguments.
+func sameFilesOnce(srcs []source) []source {
+	seen := map[fileID]bool{}
+	var others []os.FileInfo // where the system gives no file id
+	out := srcs[:0]
+next:
+	for _, s := range srcs {
+		if st, err := os.Stat(s.path); err == nil && !s.stdin && st.Mode().IsRegular() {
+			if id, ok := idOf(st); ok {
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
+			} else {
+				for _, prev := range others {
+					if os.SameFile(prev, st) {
+						continue next
+					}
+				}
+				others = append(others, st)
+			}
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 func unwrapPathError(err error) error {
@@ -217,7 +254,7 @@ func (rn *run) readSource(s source) Input {
 			return in
 		}
 		defer zr.Close()
-		br = bufio.NewReaderSize(zr, 64<<10)
+		br = bufio.NewReaderSize(gzipErrors{zr}, 64<<10)
 	}
 	rn.readStream(br, &in)
 	if in.Records == 0 && in.Events == 0 && len(in.Problems) == 0 && in.Format != FormatUnknown {
@@ -226,6 +263,18 @@ func (rn *run) readSource(s source) Input {
 		in.Problems = append(in.Problems, Problem{File: s.path, Line: 1, Message: "no events: the file is empty"})
 	}
 	return in
+}
+
+// gzipErrors names the compressed stream in read errors: "unexpected EOF"
+// alone does not say that the gzip stream was cut.
+type gzipErrors struct{ r io.Reader }
+
+func (g gzipErrors) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("gzip stream: %w", err)
+	}
+	return n, err
 }
 
 // readStream detects the format (unless forced) and reads with its reader.
