@@ -118,10 +118,13 @@ func (t textRenderer) Analyze(w io.Writer, r *Report) error {
 	for _, in := range r.Inputs {
 		for i, p := range in.Problems {
 			if i == 20 {
-				say(2, st.bad, fmt.Sprintf("! %d more problem(s) in %s", len(in.Problems)-20, clean(in.Path)))
+				say(2, st.bad, fmt.Sprintf("! %d more problem(s) in %s", len(in.Problems)-20+in.ProblemsOmitted, clean(in.Path)))
 				break
 			}
 			say(2, st.bad, fmt.Sprintf("problem %s: %s", t.ptr(analyzer.Pointer{File: p.File, Line: p.Line}), clean(p.Message)))
+		}
+		if o := omitted(in); o != "" && len(in.Problems) <= 20 {
+			say(2, st.bad, fmt.Sprintf("! %s: %s", clean(in.Path), o))
 		}
 		for _, n := range in.Notices {
 			say(2, st.warn, fmt.Sprintf("notice %s: %s", clean(in.Path), clean(n)))

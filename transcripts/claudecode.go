@@ -41,11 +41,11 @@ func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 		case session.Type != gjson.String || session.Str == "":
 			// A message line that names no session: whatever it did
 			// belongs to an unknown task.
-			in.Problems = append(in.Problems, Problem{File: in.Path, Line: l.num,
+			in.addProblem(Problem{File: in.Path, Line: l.num,
 				Message: typ + " line without a sessionId: its task cannot be told"})
 			return
 		case !ok:
-			in.Problems = append(in.Problems, Problem{File: in.Path, Line: l.num, Task: session.Str,
+			in.addProblem(Problem{File: in.Path, Line: l.num, Task: session.Str,
 				Message: typ + " line without a readable timestamp (RFC 3339 or a Unix time): it cannot be placed in time"})
 			return
 		}
@@ -84,7 +84,7 @@ func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 		// Like an empty log: what a crash right after the session began
 		// leaves (a file-history-snapshot, say); no crossing in it can be
 		// ruled out, and no task can be named.
-		in.Problems = append(in.Problems, Problem{File: in.Path, Line: 1,
+		in.addProblem(Problem{File: in.Path, Line: 1,
 			Message: "no message line of any session (sessionId and timestamp): the session may have been cut off right after it began"})
 	}
 }

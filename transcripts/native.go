@@ -169,7 +169,7 @@ func jsonLines(src io.Reader, in *Input, maxLine int, taskField string, handle f
 		if err != nil {
 			// Lines after a read error are lost, and they may belong to any
 			// task in this file: a file-level problem (no task).
-			in.Problems = append(in.Problems, Problem{File: in.Path, Line: lr.line + 1,
+			in.addProblem(Problem{File: in.Path, Line: lr.line + 1,
 				Message: "input ends early: " + err.Error()})
 			return
 		}
@@ -180,7 +180,7 @@ func jsonLines(src io.Reader, in *Input, maxLine int, taskField string, handle f
 		}
 		in.Records++
 		if msg, task := checkJSONLine(l, taskField); msg != "" {
-			in.Problems = append(in.Problems, Problem{File: in.Path, Line: l.num, Task: task, Message: msg})
+			in.addProblem(Problem{File: in.Path, Line: l.num, Task: task, Message: msg})
 			continue
 		}
 		handle(l, gjson.ParseBytes(l.bytes))
@@ -215,7 +215,7 @@ func readNative(src io.Reader, in *Input, maxLine int, emit func(Event)) {
 	jsonLines(src, in, maxLine, "task", func(l rawLine, r gjson.Result) {
 		ev, problem := parseNativeLine(in.Path, l.num, r)
 		if problem != nil {
-			in.Problems = append(in.Problems, *problem)
+			in.addProblem(*problem)
 		}
 		if ev == nil {
 			return

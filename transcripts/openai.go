@@ -63,7 +63,7 @@ func (rn *run) readOpenAI(d *document) {
 		}
 	}
 	if len(lists) == 0 {
-		d.in.Problems = append(d.in.Problems, Problem{File: d.in.Path, Line: 1,
+		d.in.addProblem(Problem{File: d.in.Path, Line: 1,
 			Message: "not an OpenAI conversation: no messages, input or output list (nor a bare list of items)"})
 		return
 	}
@@ -163,7 +163,7 @@ func (o *openAIDoc) callKey(id string) string {
 }
 
 func (o *openAIDoc) problem(r gjson.Result, msg string) {
-	o.d.in.Problems = append(o.d.in.Problems, Problem{File: o.d.in.Path, Line: o.d.lineOf(r), Task: o.task, Message: msg})
+	o.d.in.addProblem(Problem{File: o.d.in.Path, Line: o.d.lineOf(r), Task: o.task, Message: msg})
 }
 
 // call records a tool call; id may be empty (then the call is named by its

@@ -127,7 +127,7 @@ func (rn *run) readOTelLines(src io.Reader, in *Input) {
 	notes := &otelNotes{unknownStatus: map[string]bool{}}
 	jsonLines(src, in, rn.opt.MaxLineBytes, "", func(l rawLine, r gjson.Result) {
 		if !r.Get("resourceSpans").IsArray() {
-			in.Problems = append(in.Problems, Problem{File: in.Path, Line: l.num, Message: "not an OTLP/JSON export request (no resourceSpans)"})
+			in.addProblem(Problem{File: in.Path, Line: l.num, Message: "not an OTLP/JSON export request (no resourceSpans)"})
 			return
 		}
 		in.Records-- // counted again, span by span
@@ -156,7 +156,7 @@ func (rn *run) readOTelDocument(d *document, notes *otelNotes) {
 				notes.other++ // not evidence either way
 				continue
 			}
-			d.in.Problems = append(d.in.Problems, Problem{File: d.in.Path, Line: d.lineOf(raw), Message: msg})
+			d.in.addProblem(Problem{File: d.in.Path, Line: d.lineOf(raw), Message: msg})
 			continue
 		}
 		if _, dup := o.byID[s.trace+"/"+s.id]; dup {
@@ -189,7 +189,7 @@ func (rn *run) readOTelDocument(d *document, notes *otelNotes) {
 		if start, ts, ok := otelTaskStart(t); !ok {
 			// No span of the task has a time: nothing of it can be
 			// placed, and its tool calls are problems of their own.
-			d.in.Problems = append(d.in.Problems, Problem{File: d.in.Path, Line: t.first.line, Task: id,
+			d.in.addProblem(Problem{File: d.in.Path, Line: t.first.line, Task: id,
 				Message: "no span of this task has a readable start or end time"})
 			continue
 		} else if rn.once("task:" + id) {
@@ -225,12 +225,12 @@ func (rn *run) otelCall(conv *conventions, d *document, task string, s *otelSpan
 		name = strings.TrimSpace(strings.TrimPrefix(s.name, "execute_tool"))
 	}
 	if name == "" {
-		d.in.Problems = append(d.in.Problems, Problem{File: d.in.Path, Line: s.line, Task: task,
+		d.in.addProblem(Problem{File: d.in.Path, Line: s.line, Task: task,
 			Message: "execute_tool span without gen_ai.tool.name: what it did cannot be told"})
 		return
 	}
 	if !s.hasStart && !s.hasEnd {
-		d.in.Problems = append(d.in.Problems, Problem{File: d.in.Path, Line: s.line, Task: task,
+		d.in.addProblem(Problem{File: d.in.Path, Line: s.line, Task: task,
 			Message: fmt.Sprintf("execute_tool span %q without a readable start or end time", clip(name, 60))})
 		return
 	}

@@ -40,7 +40,7 @@ func (rn *run) readProfileDocument(d *document) {
 	s := rn.opt.Profile.Source
 	recs := d.root.Get(s.Records)
 	if !recs.IsArray() {
-		d.in.Problems = append(d.in.Problems, Problem{File: d.in.Path, Line: 1,
+		d.in.addProblem(Problem{File: d.in.Path, Line: 1,
 			Message: fmt.Sprintf("no record array at %q (the profile's source.records)", clip(s.Records, 80))})
 		return
 	}
@@ -72,7 +72,7 @@ func (rn *run) profileRecord(conv *conventions, in *Input, s *Source, r gjson.Re
 		return false
 	}
 	problem := func(msg string) {
-		in.Problems = append(in.Problems, Problem{File: in.Path, Line: line, Task: r.Get(s.Task).String(), Message: msg})
+		in.addProblem(Problem{File: in.Path, Line: line, Task: r.Get(s.Task).String(), Message: msg})
 	}
 	task := r.Get(s.Task).String()
 	if task == "" {

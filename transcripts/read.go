@@ -21,6 +21,10 @@ type Options struct {
 	Stdin io.Reader
 	// MaxLineBytes bounds one line (DefaultMaxLineBytes when zero).
 	MaxLineBytes int
+	// MaxProblems bounds the problems listed per input (the rest are
+	// counted in Input.ProblemsOmitted): DefaultMaxProblems when zero,
+	// no bound when negative.
+	MaxProblems int
 	// MaxDocumentBytes bounds one JSON document (DefaultMaxDocumentBytes
 	// when zero); JSON Lines are read a line at a time.
 	MaxDocumentBytes int
@@ -223,23 +227,26 @@ func knownFormat(f string) bool {
 }
 
 func (rn *run) readSource(s source) Input {
-	in := Input{Path: s.path, Format: FormatNative, Problems: []Problem{}}
+	in := Input{Path: s.path, Format: FormatNative, Problems: []Problem{}, maxProblems: rn.opt.MaxProblems}
+	if in.maxProblems == 0 {
+		in.maxProblems = DefaultMaxProblems
+	}
 	var r io.Reader
 	if s.stdin {
 		if rn.opt.Stdin == nil {
-			in.Problems = append(in.Problems, Problem{File: s.path, Message: "standard input is not available"})
+			in.addProblem(Problem{File: s.path, Message: "standard input is not available"})
 			return in
 		}
 		r = rn.opt.Stdin
 	} else {
 		f, err := os.Open(s.path)
 		if err != nil {
-			in.Problems = append(in.Problems, Problem{File: s.path, Message: "cannot open: " + unwrapPathError(err).Error()})
+			in.addProblem(Problem{File: s.path, Message: "cannot open: " + unwrapPathError(err).Error()})
 			return in
 		}
 		defer f.Close()
 		if st, err := f.Stat(); err == nil && st.IsDir() {
-			in.Problems = append(in.Problems, Problem{File: s.path, Message: "cannot read directory"})
+			in.addProblem(Problem{File: s.path, Message: "cannot read directory"})
 			return in
 		}
 		r = f
@@ -250,7 +257,7 @@ func (rn *run) readSource(s source) Input {
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			in.Problems = append(in.Problems, Problem{File: s.path, Line: 1, Message: "broken gzip header: " + err.Error()})
+			in.addProblem(Problem{File: s.path, Line: 1, Message: "broken gzip header: " + err.Error()})
 			return in
 		}
 		defer zr.Close()
@@ -260,7 +267,7 @@ func (rn *run) readSource(s source) Input {
 	if in.Records == 0 && in.Events == 0 && len(in.Problems) == 0 && in.Format != FormatUnknown {
 		// An empty log is what a crash right after creating the file
 		// leaves behind: no crossing in it can be ruled out.
-		in.Problems = append(in.Problems, Problem{File: s.path, Line: 1, Message: "no events: the file is empty"})
+		in.addProblem(Problem{File: s.path, Line: 1, Message: "no events: the file is empty"})
 	}
 	return in
 }
@@ -315,11 +322,11 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 	}
 	doc, err := io.ReadAll(io.LimitReader(br, int64(limit)+1))
 	if err != nil {
-		in.Problems = append(in.Problems, Problem{File: in.Path, Line: 1, Message: "input ends early: " + err.Error()})
+		in.addProblem(Problem{File: in.Path, Line: 1, Message: "input ends early: " + err.Error()})
 		return
 	}
 	if len(doc) > limit {
-		in.Problems = append(in.Problems, Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("JSON document larger than the limit of %d bytes; not read", limit)})
+		in.addProblem(Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("JSON document larger than the limit of %d bytes; not read", limit)})
 		return
 	}
 	scan := scanJSON(doc)
@@ -340,6 +347,11 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 		}
 		if fixed, at, ok := rn.salvage(doc, scan); ok {
 			doc, cut = fixed, at
+		} else if f := firstRecognizedLine(doc, rn.opt.Profile); f != "" && rn.opt.InputFormat == "" {
+			// JSON Lines after all, whose first lines were too broken to
+			// tell: read line by line, so that no readable line is lost.
+			rn.readLines(f, bytes.NewReader(doc), in)
+			return
 		} else if long {
 			// JSON Lines whose first line was longer than detection
 			// could see. Read it line by line.
@@ -347,7 +359,7 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 			readNative(bytes.NewReader(doc), in, rn.opt.MaxLineBytes, rn.emit)
 			return
 		} else {
-			in.Problems = append(in.Problems, Problem{File: in.Path, Line: 1, Message: "not valid JSON (neither JSON Lines nor a whole JSON document): the document may be cut"})
+			in.addProblem(Problem{File: in.Path, Line: 1, Message: "not valid JSON (neither JSON Lines nor a whole JSON document): the document may be cut"})
 			return
 		}
 	}
@@ -358,10 +370,10 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 	in.Format = format
 	d := &document{in: in, lines: newLineIndex(doc), root: parsed, cut: cut}
 	if cut > 0 {
-		in.Problems = append(in.Problems, brokenProblem(in, orig, scan))
+		in.addProblem(brokenProblem(in, orig, scan))
 	}
 	if p, bad := utf8Problem(in, doc); bad {
-		in.Problems = append(in.Problems, p)
+		in.addProblem(p)
 	}
 	switch format {
 	case FormatOpenAI:

@@ -309,3 +309,14 @@ func TestRead_ClaudeCodeLinesThatCannotBePlaced(t *testing.T) {
 		})
 	}
 }
+
+// A log whose first lines are mostly garbage is still JSON Lines: it used
+// to be taken for a broken document, one problem, and its readable lines
+// lost.
+func TestRead_GarbageFirstLinesDoNotMakeADocument(t *testing.T) {
+	content := good + "\n" + strings.Repeat("{garbage\n", 9) + good + "\n"
+	in, evs := readString(t, content, 0)
+	if len(evs) != 2 || len(in.Problems) != 9 || in.Format != FormatNative {
+		t.Fatalf("format %s, %d events, %d problems", in.Format, len(evs), len(in.Problems))
+	}
+}

@@ -3,6 +3,7 @@ package transcripts
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -70,4 +71,21 @@ func utf8Problem(in *Input, doc []byte) (Problem, bool) {
 // outcome (an mcp_call "completed" whose error was never written).
 func (d *document) partial(r gjson.Result) bool {
 	return d.cut > 0 && r.Index+len(r.Raw) > d.cut
+}
+
+// readLines reads text as JSON Lines of a format detection first took for
+// a broken document.
+func (rn *run) readLines(format string, r io.Reader, in *Input) {
+	in.Format = format
+	switch format {
+	case FormatClaudeCode:
+		rn.readClaudeCode(r, in)
+	case FormatOTel:
+		rn.readOTelLines(r, in)
+	case FormatProfile:
+		rn.readProfileLines(r, in)
+	default:
+		in.Format = FormatNative
+		readNative(r, in, rn.opt.MaxLineBytes, rn.emit)
+	}
 }

@@ -88,12 +88,12 @@ func (rn *run) readTemporal(d *document) {
 		list = d.root.Get("history.events")
 	}
 	if !list.IsArray() {
-		in.Problems = append(in.Problems, Problem{File: in.Path, Line: 1, Message: "not a Temporal history: no events array"})
+		in.addProblem(Problem{File: in.Path, Line: 1, Message: "not a Temporal history: no events array"})
 		return
 	}
 	for _, p := range []string{"nextPageToken", "history.nextPageToken"} {
 		if tok := d.root.Get(p); tok.Type == gjson.String && tok.Str != "" {
-			in.Problems = append(in.Problems, Problem{File: in.Path, Line: d.lineOf(tok),
+			in.addProblem(Problem{File: in.Path, Line: d.lineOf(tok),
 				Message: "one page of a longer history (nextPageToken is set): the events after it are missing"})
 		}
 	}
@@ -107,7 +107,7 @@ func (rn *run) readTemporal(d *document) {
 		return true
 	})
 	if len(evs) == 0 {
-		in.Problems = append(in.Problems, Problem{File: in.Path, Line: d.lineOf(list), Message: "the history has no events"})
+		in.addProblem(Problem{File: in.Path, Line: d.lineOf(list), Message: "the history has no events"})
 		return
 	}
 	t := &temporalReader{rn: rn, d: d, conv: conv, evs: evs, acts: map[string]*temporalActivity{}}
@@ -259,24 +259,24 @@ func (t *temporalReader) checkComplete() {
 		if e.bad != "" {
 			// An unreadable event may have been anything (a reset, a
 			// child's start): it may belong to any task.
-			in.Problems = append(in.Problems, Problem{File: in.Path, Line: e.line, Message: e.bad})
+			in.addProblem(Problem{File: in.Path, Line: e.line, Message: e.bad})
 			prev = 0
 			continue
 		}
 		switch {
 		case e.num <= 0:
-			in.Problems = append(in.Problems, Problem{File: in.Path, Line: e.line, Task: e.task,
+			in.addProblem(Problem{File: in.Path, Line: e.line, Task: e.task,
 				Message: fmt.Sprintf("%s event without a positive numeric eventId: its place in the history cannot be checked", clip(e.typ, 60))})
 		case i == 0 && (e.typ != "WorkflowExecutionStarted" || e.num > 1):
-			in.Problems = append(in.Problems, Problem{File: in.Path, Line: e.line, Task: e.task,
+			in.addProblem(Problem{File: in.Path, Line: e.line, Task: e.task,
 				Message: fmt.Sprintf("the history starts with %s (event %s), not WorkflowExecutionStarted: earlier events are missing", clip(e.typ, 60), clip(e.id, 30))})
 		case prev > 0 && e.num > prev+1:
-			in.Problems = append(in.Problems, Problem{File: in.Path, Line: e.line,
+			in.addProblem(Problem{File: in.Path, Line: e.line,
 				Message: fmt.Sprintf("events %d to %d are missing", prev+1, e.num-1)})
 		case prev > 0 && e.num > 0 && e.num <= prev:
 			// Event ids grow by one through a history: a repeated or
 			// earlier id is a damaged or spliced history.
-			in.Problems = append(in.Problems, Problem{File: in.Path, Line: e.line,
+			in.addProblem(Problem{File: in.Path, Line: e.line,
 				Message: fmt.Sprintf("event %d follows event %d: the history is out of order or repeats events", e.num, prev)})
 		}
 		prev = e.num
@@ -332,7 +332,7 @@ func (t *temporalReader) out(e *temporalEvent, typ string, fields map[string]any
 			t.badTime = map[*temporalEvent]bool{}
 		}
 		t.badTime[e] = true
-		t.d.in.Problems = append(t.d.in.Problems, Problem{File: t.d.in.Path, Line: e.line, Task: e.task,
+		t.d.in.addProblem(Problem{File: t.d.in.Path, Line: e.line, Task: e.task,
 			Message: fmt.Sprintf("%s event %s has no readable eventTime", clip(e.typ, 60), clip(e.id, 30))})
 		return
 	}
