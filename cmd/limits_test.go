@@ -158,7 +158,7 @@ func TestLimits_ProblemsDoNotFillMemory(t *testing.T) {
 func TestLimits_BadLimitsAreUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"analyze", "--max-problems", "-1", incident},
-		{"analyze", "--max-line-bytes", "0", incident},
+		{"analyze", "--max-line-bytes", "-1", incident},
 		{"check", "--task", "t2", "--max-problems", "-5", incident},
 	} {
 		_, stderr, code := runWith(t, "", builtinRules(t), args...)

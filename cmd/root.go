@@ -159,8 +159,8 @@ func load(env Env, paths []string, c *commonFlags) (*analyzer.Facts, error) {
 			}
 		}
 	}
-	if c.maxLineBytes < 1 {
-		return nil, fail(ExitError, "--max-line-bytes must be at least 1, not %d", c.maxLineBytes)
+	if c.maxLineBytes < 0 {
+		return nil, fail(ExitError, "--max-line-bytes must not be negative (0: the default), not %d", c.maxLineBytes)
 	}
 	if c.maxProblems < 0 {
 		return nil, fail(ExitError, "--max-problems must be 0 (list all) or more, not %d", c.maxProblems)

@@ -78,15 +78,22 @@ func (s styles) stateStyle(state string) lipgloss.Style {
 }
 
 // clean makes transcript text safe for a terminal: control characters
-// (escape sequences included) are shown escaped, never interpreted.
+// (escape sequences included) are shown escaped, never interpreted, and so
+// are the invisible characters that reorder or break what is shown (bidi
+// overrides, as in "Trojan Source", line and paragraph separators); long
+// text is cut to an excerpt (see excerpt). Every format's escaping starts
+// here.
 func clean(s string) string {
 	var b strings.Builder
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+	for _, r := range excerpt(s) {
+		switch {
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
 			fmt.Fprintf(&b, "\\x%02x", r)
-			continue
+		case invisible(r):
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
 		}
-		b.WriteRune(r)
 	}
 	return b.String()
 }
