@@ -59,8 +59,7 @@ type fixture struct {
 	unknown string
 	// ts formats a time for this reader's records (a JSON value).
 	ts func(t string) string
-	// odd is a time in an odd but valid zone for the pad, late is
-	// one long before the others (out of order).
+	// flags are the flags every command on this fixture needs.
 	flags []string
 }
 
