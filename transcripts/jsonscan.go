@@ -245,6 +245,9 @@ func scanNumber[T string | []byte](b T, i int) (int, bool) {
 		}
 		return i > start
 	}
+	if i >= len(b) {
+		return i, false
+	}
 	if b[i] == '-' {
 		i++
 	}

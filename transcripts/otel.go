@@ -477,7 +477,10 @@ func otlpAny(v gjson.Result, depth int) any {
 			text = n.Str
 		}
 		// strconv also reads NaN, Inf and 0x1p3, which are not JSON.
-		if end, ok := scanNumber(text, 0); text == "" || !ok || end != len(text) {
+		if text == "" {
+			return text
+		}
+		if end, ok := scanNumber(text, 0); !ok || end != len(text) {
 			return text
 		}
 		if _, err := strconv.ParseFloat(text, 64); err != nil {
