@@ -183,8 +183,14 @@ func (f *Facts) linkTasks() {
 }
 
 // markProblems makes every task an unreadable line may belong to incomplete.
+// Problems beyond the listing limit are counted, not listed: they may have
+// been any task's, so they count as one problem of no task.
 func (f *Facts) markProblems() {
 	for _, in := range f.Inputs {
+		if in.ProblemsOmitted > 0 {
+			in.Problems = append(in.Problems[:len(in.Problems):len(in.Problems)],
+				transcripts.Problem{File: in.Path, Line: in.OmittedFrom, Message: "problems not listed"})
+		}
 		for _, p := range in.Problems {
 			ptr := Pointer{p.File, p.Line}
 			if p.Task != "" {

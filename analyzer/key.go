@@ -23,7 +23,11 @@ type Destination struct {
 }
 
 // Weak reports whether the destination is known only by its display title.
-func (d Destination) Weak() bool { return d.Provider == "" || d.ID == "" }
+// A provider or id of white space alone is none: the key trims them, and a
+// key with an empty part could not be read back.
+func (d Destination) Weak() bool {
+	return strings.TrimSpace(d.Provider) == "" || strings.TrimSpace(d.ID) == ""
+}
 
 // CanonicalTitle folds case and runs of white space, so "#Ops  Alerts" and
 // "#ops alerts" name the same (weak) destination.

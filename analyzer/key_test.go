@@ -20,6 +20,8 @@ func TestKey_CanonicalForm(t *testing.T) {
 		{Destination{Provider: "api", ID: "https://h.example/a|b"}, hello, "v1|dest=api/https:%2F%2Fh.example%2Fa%7Cb|sha256=" + hello},
 		{Destination{Title: "  Finance   Reports "}, hello, "v1|title=finance%20reports|sha256=" + hello},
 		{Destination{Provider: "slack", Title: "#ops"}, hello, "v1|title=%23ops|sha256=" + hello},
+		// A provider of white space alone is none (the key could not be read back).
+		{Destination{Provider: "  ", ID: "C1", Title: "#ops"}, hello, "v1|title=%23ops|sha256=" + hello},
 	}
 	for _, c := range cases {
 		k, err := NewKey(c.dest, c.sha)
@@ -42,8 +44,10 @@ func TestKey_Rejects(t *testing.T) {
 			t.Errorf("sha %q accepted", sha)
 		}
 	}
-	if _, err := NewKey(Destination{}, hello); err == nil {
-		t.Error("empty destination accepted")
+	for _, d := range []Destination{{}, {Provider: " ", ID: "C1"}, {Provider: "slack", ID: "\t"}} {
+		if _, err := NewKey(d, hello); err == nil {
+			t.Errorf("destination %+v accepted", d)
+		}
 	}
 	for _, s := range []string{
 		"", "v2|dest=a/b|sha256=" + hello, "v1|dest=Slack/C1|sha256=" + hello, // not canonical: provider case

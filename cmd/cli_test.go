@@ -124,3 +124,18 @@ func TestCLI_TranscriptTextCannotInjectTerminalEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestCLI_DeepNestingIsNeitherACrashNorAPolicyError: a value nested 20000
+// levels deep used to reach OPA, which refuses 10000 (exit 2); twenty
+// million "[" overflowed gjson's recursion, a fatal error.
+func TestCLI_DeepNestingIsNeitherACrashNorAPolicyError(t *testing.T) {
+	deep := `{"ts":"2026-11-30T07:00:00Z","task":"t5","type":"ui_changed","x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "}\n"
+	_, stderr, code := runWith(t, deep, builtinRules(t), "analyze", "--fail-on", "none", "-")
+	if code != ExitOK {
+		t.Errorf("exit %d, want 0 (stderr %q)", code, stderr)
+	}
+	_, stderr, code = runWith(t, strings.Repeat("[", 20<<20)+"\n", builtinRules(t), "analyze", "-")
+	if code != ExitFindings {
+		t.Errorf("exit %d, want 1: an unreadable line (stderr %q)", code, stderr)
+	}
+}

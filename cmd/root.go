@@ -105,6 +105,7 @@ type commonFlags struct {
 	format        string
 	color         string
 	maxLineBytes  int
+	maxProblems   int
 	asOf          string
 	inputFormat   string
 	profile       string
@@ -120,6 +121,7 @@ func (c *commonFlags) register(cmd *cobra.Command) {
 // registerInputFlags are the flags that change what is read.
 func (c *commonFlags) registerInputFlags(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&c.maxLineBytes, "max-line-bytes", transcripts.DefaultMaxLineBytes, "longest input line read; longer lines are problems")
+	cmd.Flags().IntVar(&c.maxProblems, "max-problems", transcripts.DefaultMaxProblems, "problems listed per input; the rest are counted (problems_omitted); 0 lists all")
 	cmd.Flags().StringVar(&c.asOf, "as-of", "", "replay: ignore events after this RFC 3339 time (what did the evidence say then?)")
 	cmd.Flags().StringVar(&c.inputFormat, "input-format", "", "read every input as this format instead of detecting it: "+strings.Join(transcripts.Formats, ", "))
 	cmd.Flags().StringVar(&c.profile, "profile", "", "a profile (YAML or JSON) with more tool conventions and, optionally, a source format (see `effectlint profile`)")
@@ -157,7 +159,16 @@ func load(env Env, paths []string, c *commonFlags) (*analyzer.Facts, error) {
 			}
 		}
 	}
-	opt := transcripts.Options{Stdin: env.Stdin, MaxLineBytes: c.maxLineBytes, InputFormat: c.inputFormat}
+	if c.maxLineBytes < 0 {
+		return nil, fail(ExitError, "--max-line-bytes must not be negative (0: the default), not %d", c.maxLineBytes)
+	}
+	if c.maxProblems < 0 {
+		return nil, fail(ExitError, "--max-problems must be 0 (list all) or more, not %d", c.maxProblems)
+	}
+	opt := transcripts.Options{Stdin: env.Stdin, MaxLineBytes: c.maxLineBytes, InputFormat: c.inputFormat, MaxProblems: c.maxProblems}
+	if c.maxProblems == 0 {
+		opt.MaxProblems = -1 // no limit
+	}
 	if c.profile != "" {
 		p, err := transcripts.LoadProfile(c.profile)
 		if err != nil {

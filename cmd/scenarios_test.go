@@ -49,11 +49,14 @@ func run(t *testing.T, args ...string) (string, string, int) {
 
 var rulesSource string
 
+// packageDir is the working directory the tests start in, taken before any
+// test changes it (t.Chdir), so that a test run alone finds rules.rego too.
+var packageDir, _ = os.Getwd()
+
 func builtinRules(t *testing.T) string {
 	t.Helper()
 	if rulesSource == "" {
-		wd, _ := os.Getwd()
-		for dir := wd; ; dir = filepath.Dir(dir) {
+		for dir := packageDir; ; dir = filepath.Dir(dir) {
 			if b, err := os.ReadFile(filepath.Join(dir, "rules.rego")); err == nil {
 				if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 					rulesSource = string(b)

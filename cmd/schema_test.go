@@ -94,10 +94,12 @@ func TestJSONSchema_RejectsAChangedShape(t *testing.T) {
 		t.Fatalf("the incident report does not validate: %v", err)
 	}
 	for name, edit := range map[string]func(map[string]any){
-		"unknown state": func(m map[string]any) { m["keys"].([]any)[0].(map[string]any)["state"] = "probably_sent" },
-		"no version":    func(m map[string]any) { delete(m, "version") },
-		"extra field":   func(m map[string]any) { m["verdict"] = "ok" },
-		"severity typo": func(m map[string]any) { m["findings"].([]any)[0].(map[string]any)["severity"] = "severe" },
+		"unknown state":         func(m map[string]any) { m["keys"].([]any)[0].(map[string]any)["state"] = "probably_sent" },
+		"no version":            func(m map[string]any) { delete(m, "version") },
+		"extra field":           func(m map[string]any) { m["verdict"] = "ok" },
+		"severity typo":         func(m map[string]any) { m["findings"].([]any)[0].(map[string]any)["severity"] = "severe" },
+		"problems_omitted zero": func(m map[string]any) { m["inputs"].([]any)[0].(map[string]any)["problems_omitted"] = 0 },
+		"problems_omitted text": func(m map[string]any) { m["inputs"].([]any)[0].(map[string]any)["problems_omitted"] = "5" },
 		"evidence line text": func(m map[string]any) {
 			m["findings"].([]any)[0].(map[string]any)["evidence"].([]any)[0].(map[string]any)["line"] = "7"
 		},

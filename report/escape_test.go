@@ -1,9 +1,14 @@
 package report
 
 import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/effectlint/effectlint/analyzer"
 	"github.com/effectlint/effectlint/policy"
@@ -169,5 +174,61 @@ func TestTimeline_CollapsesOnlyAboveTheThresholdAndKeepsWhatMatters(t *testing.T
 	}
 	if len(tl.Marks) != 4 || !tl.Marks[0].Consumed || tl.Marks[3].Kind != kindInterruption || tl.Marks[3].Gap != time.Hour {
 		t.Errorf("marks %+v", tl.Marks)
+	}
+}
+
+func TestExcerpt_CutsLongTextKeepingIdentity(t *testing.T) {
+	short := strings.Repeat("é", MaxText/2) // exactly MaxText bytes
+	if excerpt(short) != short {
+		t.Error("text of MaxText bytes was cut")
+	}
+	long := strings.Repeat("é", MaxText) // 2×MaxText bytes: cut inside a rune?
+	got := excerpt(long)
+	sum := sha256.Sum256([]byte(long))
+	if want := long[:excerptKeep] + fmt.Sprintf("…[%d bytes, sha256:%x]", len(long), sum[:6]); got != want || !utf8.ValidString(got) {
+		t.Errorf("excerpt = %q", got)
+	}
+	if excerpt(long+"x") == excerpt(long+"y") {
+		t.Error("two long texts that differ at the end share an excerpt")
+	}
+	key := "v1|dest=slack/" + strings.Repeat("C", 5000) + "|sha256=" + strings.Repeat("0", 64)
+	if k := excerptKey(key); !regexp.MustCompile(`^v1\|dest=slack/C+…\[5011 bytes, sha256:[0-9a-f]{12}\]\|sha256=0{64}$`).MatchString(k) {
+		t.Errorf("excerptKey = %q", k)
+	}
+	if got := clean("\x1b[2J\u202eabc\u2066\u0085"); got != `\x1b[2J\u202eabc\u2066\x85` {
+		t.Errorf("clean = %q", got)
+	}
+}
+
+func TestJSON_EscapesWhatEncodingJSONLeavesRaw(t *testing.T) {
+	in := []byte("{\"a\": \"x\x7fy\u0085z\u202e\u2066w é\"}")
+	want := `{"a": "x\u007fy\u0085z\u202e\u2066w é"}`
+	if got := string(escapeJSONControls(in)); got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	var v map[string]string
+	if err := json.Unmarshal(escapeJSONControls(in), &v); err != nil || v["a"] != "x\x7fy\u0085z\u202e\u2066w é" {
+		t.Errorf("the escaped JSON means something else: %q %v", v["a"], err)
+	}
+}
+
+func TestJSON_CutsLongStringsInACopy(t *testing.T) {
+	long := strings.Repeat("T", 3000)
+	task := long
+	r := &Report{Version: Version, Findings: []policy.Finding{{Rule: "R", Task: &task, Message: "task " + long}},
+		Keys: []KeyScope{{Key: "k", Tasks: []TaskSummary{{ID: long}}}}}
+	cut, err := cutLongStrings(r, json.Marshal, json.Unmarshal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cut == r || *cut.Findings[0].Task != excerpt(long) || cut.Keys[0].Tasks[0].ID != excerpt(long) || cut.Findings[0].Message != excerpt("task "+long) {
+		t.Errorf("not cut: %+v", cut)
+	}
+	if *r.Findings[0].Task != long || r.Keys[0].Tasks[0].ID != long {
+		t.Error("the original report was changed")
+	}
+	small := &Report{Version: Version}
+	if same, _ := cutLongStrings(small, json.Marshal, json.Unmarshal); same != small {
+		t.Error("a report without long strings was copied")
 	}
 }

@@ -103,6 +103,9 @@ func (htmlRenderer) Analyze(w io.Writer, r *Report) error {
 		for _, p := range in.Problems {
 			notes = append(notes, fmt.Sprintf("<li>problem: %s: %s</li>", hLink(analyzer.Pointer{File: p.File, Line: p.Line}), h(p.Message)))
 		}
+		if o := omitted(in); o != "" {
+			notes = append(notes, fmt.Sprintf("<li><span class=\"mono\">%s</span>: %s</li>", h(in.Path), h(o)))
+		}
 		for _, n := range in.Notices {
 			notes = append(notes, fmt.Sprintf("<li>notice: <span class=\"mono\">%s</span>: %s</li>", h(in.Path), h(n)))
 		}

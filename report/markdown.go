@@ -52,6 +52,9 @@ func (markdownRenderer) Analyze(w io.Writer, r *Report) error {
 		for _, p := range in.Problems {
 			problems = append(problems, fmt.Sprintf("- problem: %s: %s", mdLink(analyzer.Pointer{File: p.File, Line: p.Line}), md(p.Message)))
 		}
+		if o := omitted(in); o != "" {
+			problems = append(problems, fmt.Sprintf("- %s: %s", md(in.Path), md(o)))
+		}
 		for _, n := range in.Notices {
 			problems = append(problems, fmt.Sprintf("- notice: %s: %s", md(in.Path), md(n)))
 		}

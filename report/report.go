@@ -117,7 +117,7 @@ func Build(f *analyzer.Facts, a *policy.Analysis, rules []policy.RuleInfo, failO
 	s.States, s.Findings = map[string]int{}, map[string]int{}
 	for _, in := range f.Inputs {
 		s.Events += in.Events
-		s.Problems += len(in.Problems)
+		s.Problems += len(in.Problems) + in.ProblemsOmitted
 	}
 	for i, sc := range f.Scopes {
 		v := a.Scopes[i]
@@ -155,6 +155,15 @@ func Build(f *analyzer.Facts, a *policy.Analysis, rules []policy.RuleInfo, failO
 		}
 	}
 	return r, nil
+}
+
+// omitted says how many problems of an input were counted, not listed
+// (--max-problems), and where the first of them is; "" when none were.
+func omitted(in transcripts.Input) string {
+	if in.ProblemsOmitted == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d more problem(s) not listed (--max-problems), the first at line %d", in.ProblemsOmitted, in.OmittedFrom)
 }
 
 // detail is the short qualifier of a fact shown next to its type.

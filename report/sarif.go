@@ -131,6 +131,11 @@ func (sarifRenderer) Analyze(w io.Writer, r *Report) error {
 				sarif.NewNotification().WithLevel("warning").WithMessage(sarif.NewTextMessage(clean(p.Message))).
 					WithLocations([]*sarif.Location{sarifLocation(analyzer.Pointer{File: p.File, Line: p.Line})}))
 		}
+		if o := omitted(in); o != "" {
+			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
+				sarif.NewNotification().WithLevel("warning").WithMessage(sarif.NewTextMessage(o)).
+					WithLocations([]*sarif.Location{sarifLocation(analyzer.Pointer{File: in.Path, Line: in.OmittedFrom})}))
+		}
 	}
 	run.Invocations = []*sarif.Invocation{inv}
 	log.AddRun(run)

@@ -78,15 +78,22 @@ func (s styles) stateStyle(state string) lipgloss.Style {
 }
 
 // clean makes transcript text safe for a terminal: control characters
-// (escape sequences included) are shown escaped, never interpreted.
+// (escape sequences included) are shown escaped, never interpreted, and so
+// are the invisible characters that reorder or break what is shown (bidi
+// overrides, as in "Trojan Source", line and paragraph separators); long
+// text is cut to an excerpt (see excerpt). Every format's escaping starts
+// here.
 func clean(s string) string {
 	var b strings.Builder
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+	for _, r := range excerpt(s) {
+		switch {
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
 			fmt.Fprintf(&b, "\\x%02x", r)
-			continue
+		case invisible(r):
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
 		}
-		b.WriteRune(r)
 	}
 	return b.String()
 }
@@ -118,10 +125,13 @@ func (t textRenderer) Analyze(w io.Writer, r *Report) error {
 	for _, in := range r.Inputs {
 		for i, p := range in.Problems {
 			if i == 20 {
-				say(2, st.bad, fmt.Sprintf("! %d more problem(s) in %s", len(in.Problems)-20, clean(in.Path)))
+				say(2, st.bad, fmt.Sprintf("! %d more problem(s) in %s", len(in.Problems)-20+in.ProblemsOmitted, clean(in.Path)))
 				break
 			}
 			say(2, st.bad, fmt.Sprintf("problem %s: %s", t.ptr(analyzer.Pointer{File: p.File, Line: p.Line}), clean(p.Message)))
+		}
+		if o := omitted(in); o != "" && len(in.Problems) <= 20 {
+			say(2, st.bad, fmt.Sprintf("! %s: %s", clean(in.Path), o))
 		}
 		for _, n := range in.Notices {
 			say(2, st.warn, fmt.Sprintf("notice %s: %s", clean(in.Path), clean(n)))

@@ -1,7 +1,10 @@
 package transcripts
 
 import (
+	"fmt"
 	"io"
+	"math"
+	"sort"
 	"strings"
 	"time"
 
@@ -22,13 +25,32 @@ import (
 
 func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 	conv := rn.conventions(in)
+	sessions := 0
+	unknown := map[string]int{}
 	jsonLines(src, in, rn.opt.MaxLineBytes, "sessionId", func(l rawLine, r gjson.Result) {
-		ts, ok := parseTime(r.Get("timestamp"))
-		session := r.Get("sessionId").String()
-		if !ok || session == "" {
-			return // snapshots and queue records carry no evidence
+		typ := r.Get("type").String()
+		if !claudeCodeTypes[typ] {
+			unknown[clip(typ, 40)]++
 		}
-		line := claudeLine{session: session, ts: ts, num: l.num, cwd: r.Get("cwd").String()}
+		ts, ok := parseTime(r.Get("timestamp"))
+		session := r.Get("sessionId")
+		if !claudeEvidenceTypes[typ] {
+			return // snapshots, summaries and queue records carry no evidence
+		}
+		switch {
+		case session.Type != gjson.String || session.Str == "":
+			// A message line that names no session: whatever it did
+			// belongs to an unknown task.
+			in.addProblem(Problem{File: in.Path, Line: l.num,
+				Message: typ + " line without a sessionId: its task cannot be told"})
+			return
+		case !ok:
+			in.addProblem(Problem{File: in.Path, Line: l.num, Task: session.Str,
+				Message: typ + " line without a readable timestamp (RFC 3339 or a Unix time): it cannot be placed in time"})
+			return
+		}
+		sessions++
+		line := claudeLine{session: session.Str, ts: ts, num: l.num, cwd: r.Get("cwd").String()}
 		if r.Get("isSidechain").Bool() {
 			line.agent = r.Get("agentId").String()
 			if line.agent == "" {
@@ -50,7 +72,26 @@ func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 		}
 		rn.claudeRecord(conv, line, r)
 	})
+	if len(unknown) > 0 {
+		var kinds []string
+		for k, n := range unknown {
+			kinds = append(kinds, fmt.Sprintf("%q (%d)", k, n))
+		}
+		sort.Strings(kinds)
+		in.Notices = append(in.Notices, "record types not read: "+listed(kinds, 8))
+	}
+	if sessions == 0 && in.Records > 0 && len(in.Problems) == 0 {
+		// Like an empty log: what a crash right after the session began
+		// leaves (a file-history-snapshot, say); no crossing in it can be
+		// ruled out, and no task can be named.
+		in.addProblem(Problem{File: in.Path, Line: 1,
+			Message: "no message line of any session (sessionId and timestamp): the session may have been cut off right after it began"})
+	}
 }
+
+// claudeEvidenceTypes are the record types that may carry evidence (tool
+// calls, results, interruptions, compaction).
+var claudeEvidenceTypes = map[string]bool{"user": true, "assistant": true, "progress": true, "system": true}
 
 type claudeLine struct {
 	session, agent, cwd string
@@ -148,7 +189,9 @@ func parseTime(r gjson.Result) (time.Time, bool) {
 
 func unixTime(f float64) (time.Time, bool) {
 	switch {
-	case f <= 0:
+	case f <= 0 || f >= math.MaxInt64:
+		// Beyond int64 nanoseconds (the year 2262) is no time a log
+		// wrote; int64(f) would wrap around to 1677.
 		return time.Time{}, false
 	case f < 1e11:
 		return time.Unix(0, int64(f*1e9)).UTC(), true

@@ -253,7 +253,7 @@ func (c *conventions) Call(tc ToolCall) {
 	if m := mcpPrefix.FindStringSubmatch(tc.Name); m != nil {
 		server, name = m[1], m[2]
 	}
-	if tc.Args == "" || !gjson.Valid(tc.Args) {
+	if tc.Args == "" || !validJSONString(tc.Args) {
 		tc.Args = "{}"
 	}
 	for _, r := range c.rules {

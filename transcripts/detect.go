@@ -52,7 +52,7 @@ func detect(peek []byte, whole bool, p *Profile) string {
 	}
 	var objects []gjson.Result
 	for _, l := range lines {
-		if gjson.ValidBytes(l) && gjson.ParseBytes(l).IsObject() {
+		if validJSON(l) && gjson.ParseBytes(l).IsObject() {
 			objects = append(objects, gjson.ParseBytes(l))
 		}
 	}
@@ -76,6 +76,15 @@ func detect(peek []byte, whole bool, p *Profile) string {
 
 // detectLine names a JSON Lines format from one of its records.
 func detectLine(line gjson.Result, p *Profile) string {
+	if f := recognizeLine(line, p); f != "" {
+		return f
+	}
+	// JSON Lines of unknown records: the native reader reports each one.
+	return FormatNative
+}
+
+// recognizeLine names the JSON Lines format a record is surely of, or "".
+func recognizeLine(line gjson.Result, p *Profile) string {
 	t := line.Get("type").String()
 	switch {
 	case profileSource(p) != nil && p.Source.Records == "" && line.Get(p.Source.Detect).Exists():
@@ -87,8 +96,26 @@ func detectLine(line gjson.Result, p *Profile) string {
 	case line.Get("resourceSpans").IsArray():
 		return FormatOTel // OTLP/JSON export requests, one a line
 	}
-	// JSON Lines of unknown records: the native reader reports each one.
-	return FormatNative
+	return ""
+}
+
+// firstRecognizedLine is the format of the first line of text that is a
+// record some JSON Lines reader surely reads, or "".
+func firstRecognizedLine(text []byte, p *Profile) string {
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		if line = bytes.Trim(line, " \t\r"); len(line) > 0 && line[0] == '{' && validJSON(line) {
+			if f := recognizeLine(gjson.ParseBytes(line), p); f != "" {
+				return f
+			}
+		}
+	}
+	return ""
 }
 
 // detectDocument names the format of a whole JSON document.
@@ -134,9 +161,9 @@ func describeShape(doc gjson.Result) string {
 	var keys []string
 	doc.ForEach(func(k, _ gjson.Result) bool {
 		if len(keys) < 5 {
-			keys = append(keys, k.Str)
+			keys = append(keys, clip(k.Str, 40))
 		}
 		return true
 	})
-	return fmt.Sprintf("a JSON object with keys %v", keys)
+	return fmt.Sprintf("a JSON object with keys %q", keys)
 }

@@ -56,4 +56,29 @@ type Input struct {
 	// Notices are things worth saying that do not make the history
 	// incomplete, such as event types this version does not know.
 	Notices []string `json:"notices,omitempty"`
+	// ProblemsOmitted counts the problems found beyond the listing limit
+	// (Options.MaxProblems): counted, not listed, so that a file of
+	// garbage cannot fill memory or a report. OmittedFrom is the line of
+	// the first of them. They may have been any task's: an input with
+	// omitted problems is incomplete for every task in it.
+	ProblemsOmitted int `json:"problems_omitted,omitempty"`
+	OmittedFrom     int `json:"-"`
+
+	maxProblems int
+}
+
+// DefaultMaxProblems is how many problems are listed per input.
+const DefaultMaxProblems = 100
+
+// addProblem lists a problem, or counts it once the listing limit is
+// reached.
+func (in *Input) addProblem(p Problem) {
+	if in.maxProblems > 0 && len(in.Problems) >= in.maxProblems {
+		if in.ProblemsOmitted == 0 || p.Line < in.OmittedFrom {
+			in.OmittedFrom = p.Line
+		}
+		in.ProblemsOmitted++
+		return
+	}
+	in.Problems = append(in.Problems, p)
 }

@@ -1,6 +1,7 @@
 package transcripts
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -168,16 +169,18 @@ func jsonLines(src io.Reader, in *Input, maxLine int, taskField string, handle f
 		if err != nil {
 			// Lines after a read error are lost, and they may belong to any
 			// task in this file: a file-level problem (no task).
-			in.Problems = append(in.Problems, Problem{File: in.Path, Line: lr.line + 1,
+			in.addProblem(Problem{File: in.Path, Line: lr.line + 1,
 				Message: "input ends early: " + err.Error()})
 			return
 		}
-		if len(strings.TrimSpace(string(l.bytes))) == 0 && !l.tooLong {
+		// Blank: JSON white space only (no copy of a long line; other
+		// characters, Unicode spaces included, are not JSON and a problem).
+		if len(bytes.Trim(l.bytes, " \t\r\n")) == 0 && !l.tooLong {
 			continue
 		}
 		in.Records++
 		if msg, task := checkJSONLine(l, taskField); msg != "" {
-			in.Problems = append(in.Problems, Problem{File: in.Path, Line: l.num, Task: task, Message: msg})
+			in.addProblem(Problem{File: in.Path, Line: l.num, Task: task, Message: msg})
 			continue
 		}
 		handle(l, gjson.ParseBytes(l.bytes))
@@ -193,11 +196,11 @@ func checkJSONLine(l rawLine, taskField string) (msg, task string) {
 		return fmt.Sprintf("line is longer than the limit of %d bytes; skipped", len(b)), salvageTask(b, taskField)
 	case !utf8.Valid(b):
 		return "line is not valid UTF-8", salvageTask(b, taskField)
-	case !gjson.ValidBytes(b) && l.unterminated:
+	case !validJSON(b) && l.unterminated:
 		// A cut last line means the file was cut: later lines of any task
 		// in this file may be missing, so the problem names no task.
 		return "truncated last line (no newline and not valid JSON): the file may have been cut", ""
-	case !gjson.ValidBytes(b):
+	case !validJSON(b):
 		return "not valid JSON", salvageTask(b, taskField)
 	case !gjson.ParseBytes(b).IsObject():
 		return "not a JSON object", ""
@@ -212,7 +215,7 @@ func readNative(src io.Reader, in *Input, maxLine int, emit func(Event)) {
 	jsonLines(src, in, maxLine, "task", func(l rawLine, r gjson.Result) {
 		ev, problem := parseNativeLine(in.Path, l.num, r)
 		if problem != nil {
-			in.Problems = append(in.Problems, *problem)
+			in.addProblem(*problem)
 		}
 		if ev == nil {
 			return
@@ -227,7 +230,7 @@ func readNative(src io.Reader, in *Input, maxLine int, emit func(Event)) {
 		emit(*ev)
 	})
 	for _, t := range unknownOrder {
-		in.Notices = append(in.Notices, fmt.Sprintf("unknown event type %q on %d line(s): kept as facts, not interpreted", t, unknown[t]))
+		in.Notices = append(in.Notices, fmt.Sprintf("unknown event type %q on %d line(s): kept as facts, not interpreted", clip(t, 60), unknown[t]))
 	}
 }
 
@@ -260,7 +263,7 @@ func parseNativeLine(file string, num int, r gjson.Result) (*Event, *Problem) {
 		switch k.Str {
 		case "ts", "task", "type":
 		default:
-			ev.Fields[k.Str] = decode(v)
+			ev.Fields[k.Str] = decode(v, 1)
 		}
 		return true
 	})
@@ -286,18 +289,34 @@ func salvageTask(b []byte, field string) string {
 	return ""
 }
 
+// clip cuts transcript text quoted in a message to about n bytes, at a
+// character boundary: messages show excerpts, never whole hostile lines.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
 	return s[:n] + "…"
+}
+
+// listed joins at most max items of a list for a message, saying how many
+// more there are.
+func listed(items []string, max int) string {
+	if len(items) <= max {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:max], ", ") + fmt.Sprintf(" and %d more", len(items)-max)
 }
 
 // decode converts a JSON value for Event.Fields. Numbers stay json.Number
 // (their exact text). A number beyond float64 range (1e999999 is valid
 // JSON) would be +Inf, which neither encoding/json nor OPA accepts, so it
-// is kept as its text, a string: nothing is lost and nothing fails.
-func decode(r gjson.Result) any {
+// is kept as its text, a string: nothing is lost and nothing fails. For
+// the same reason a container nested deeper than MaxValueDepth (depth
+// counts from 1 for a top-level field's value) is kept as its JSON text.
+func decode(r gjson.Result, depth int) any {
 	switch {
 	case r.Type == gjson.String:
 		return r.Str
@@ -310,17 +329,19 @@ func decode(r gjson.Result) any {
 		return true
 	case r.Type == gjson.False:
 		return false
+	case (r.IsArray() || r.IsObject()) && depth > MaxValueDepth:
+		return r.Raw
 	case r.IsArray():
 		out := []any{}
 		r.ForEach(func(_, v gjson.Result) bool {
-			out = append(out, decode(v))
+			out = append(out, decode(v, depth+1))
 			return true
 		})
 		return out
 	case r.IsObject():
 		out := map[string]any{}
 		r.ForEach(func(k, v gjson.Result) bool {
-			out[k.Str] = decode(v)
+			out[k.Str] = decode(v, depth+1)
 			return true
 		})
 		return out

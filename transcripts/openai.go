@@ -62,6 +62,11 @@ func (rn *run) readOpenAI(d *document) {
 			}
 		}
 	}
+	if len(lists) == 0 {
+		d.in.addProblem(Problem{File: d.in.Path, Line: 1,
+			Message: "not an OpenAI conversation: no messages, input or output list (nor a bare list of items)"})
+		return
+	}
 	clock, hasBase := docTime(d.root)
 	if !hasBase {
 		clock = time.Unix(0, 0).UTC()
@@ -74,6 +79,9 @@ func (rn *run) readOpenAI(d *document) {
 	start := clock
 	for _, l := range lists {
 		l.ForEach(func(_, r gjson.Result) bool {
+			if d.partial(r) {
+				return false // cut by a break in the document
+			}
 			if t, ok := docTime(r); ok {
 				clock = t
 			} else {
@@ -103,11 +111,11 @@ func (rn *run) readOpenAI(d *document) {
 	}
 	var kinds []string
 	for k, n := range o.unread {
-		kinds = append(kinds, fmt.Sprintf("%s (%d)", k, n))
+		kinds = append(kinds, fmt.Sprintf("%s (%d)", clip(k, 60), n))
 	}
 	sort.Strings(kinds)
 	if len(kinds) > 0 {
-		d.in.Notices = append(d.in.Notices, "item types not read as tool calls: "+strings.Join(kinds, ", "))
+		d.in.Notices = append(d.in.Notices, "item types not read as tool calls: "+listed(kinds, 8))
 	}
 }
 
@@ -155,7 +163,7 @@ func (o *openAIDoc) callKey(id string) string {
 }
 
 func (o *openAIDoc) problem(r gjson.Result, msg string) {
-	o.d.in.Problems = append(o.d.in.Problems, Problem{File: o.d.in.Path, Line: o.d.lineOf(r), Task: o.task, Message: msg})
+	o.d.in.addProblem(Problem{File: o.d.in.Path, Line: o.d.lineOf(r), Task: o.task, Message: msg})
 }
 
 // call records a tool call; id may be empty (then the call is named by its

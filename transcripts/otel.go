@@ -114,8 +114,12 @@ func (n *otelNotes) flush(in *Input) {
 		codes = append(codes, c)
 	}
 	sort.Strings(codes)
+	if len(codes) > 8 {
+		in.Notices = append(in.Notices, fmt.Sprintf("%d more unknown status codes: not listed", len(codes)-8))
+		codes = codes[:8]
+	}
 	for _, c := range codes {
-		in.Notices = append(in.Notices, fmt.Sprintf("status code %q is not UNSET, OK or ERROR: the tool calls it ends are not taken as confirmed", c))
+		in.Notices = append(in.Notices, fmt.Sprintf("status code %q is not UNSET, OK or ERROR: the tool calls it ends are not taken as confirmed", clip(c, 60)))
 	}
 }
 
@@ -123,7 +127,7 @@ func (rn *run) readOTelLines(src io.Reader, in *Input) {
 	notes := &otelNotes{unknownStatus: map[string]bool{}}
 	jsonLines(src, in, rn.opt.MaxLineBytes, "", func(l rawLine, r gjson.Result) {
 		if !r.Get("resourceSpans").IsArray() {
-			in.Problems = append(in.Problems, Problem{File: in.Path, Line: l.num, Message: "not an OTLP/JSON export request (no resourceSpans)"})
+			in.addProblem(Problem{File: in.Path, Line: l.num, Message: "not an OTLP/JSON export request (no resourceSpans)"})
 			return
 		}
 		in.Records-- // counted again, span by span
@@ -142,6 +146,9 @@ func (rn *run) readOTelDocument(d *document, notes *otelNotes) {
 	o := &otelDoc{d: d, byID: map[string]*otelSpan{}, task: map[*otelSpan]string{},
 		visiting: map[*otelSpan]bool{}, tasks: map[string]*otelTask{}}
 	for _, raw := range otelRawSpans(d.root) {
+		if d.partial(raw) {
+			continue // cut by a break in the document
+		}
 		d.in.Records++
 		s, msg := o.parse(raw)
 		if msg != "" {
@@ -149,7 +156,7 @@ func (rn *run) readOTelDocument(d *document, notes *otelNotes) {
 				notes.other++ // not evidence either way
 				continue
 			}
-			d.in.Problems = append(d.in.Problems, Problem{File: d.in.Path, Line: d.lineOf(raw), Message: msg})
+			d.in.addProblem(Problem{File: d.in.Path, Line: d.lineOf(raw), Message: msg})
 			continue
 		}
 		if _, dup := o.byID[s.trace+"/"+s.id]; dup {
@@ -179,20 +186,16 @@ func (rn *run) readOTelDocument(d *document, notes *otelNotes) {
 			continue
 		}
 		sort.SliceStable(t.spans, func(i, j int) bool { return t.spans[i].start.Before(t.spans[j].start) })
-		if rn.once("task:" + id) {
-			start := t.first
-			for _, s := range t.spans {
-				if s.hasStart && (!start.hasStart || s.start.Before(start.start)) {
-					start = s
-				}
-			}
+		if start, ts, ok := otelTaskStart(t); !ok {
+			// No span of the task has a time: nothing of it can be
+			// placed, and its tool calls are problems of their own.
+			d.in.addProblem(Problem{File: d.in.Path, Line: t.first.line, Task: id,
+				Message: "no span of this task has a readable start or end time"})
+			continue
+		} else if rn.once("task:" + id) {
 			fields := map[string]any{"relation": "root"}
 			if t.parent != "" {
 				fields = map[string]any{"relation": "delegated", "parent": t.parent}
-			}
-			ts := start.start
-			if !start.hasStart {
-				ts = start.end
 			}
 			conv.lifecycle(id, ts, start.line, "task_started", fields)
 		}
@@ -222,13 +225,13 @@ func (rn *run) otelCall(conv *conventions, d *document, task string, s *otelSpan
 		name = strings.TrimSpace(strings.TrimPrefix(s.name, "execute_tool"))
 	}
 	if name == "" {
-		d.in.Problems = append(d.in.Problems, Problem{File: d.in.Path, Line: s.line, Task: task,
+		d.in.addProblem(Problem{File: d.in.Path, Line: s.line, Task: task,
 			Message: "execute_tool span without gen_ai.tool.name: what it did cannot be told"})
 		return
 	}
 	if !s.hasStart && !s.hasEnd {
-		d.in.Problems = append(d.in.Problems, Problem{File: d.in.Path, Line: s.line, Task: task,
-			Message: "execute_tool span " + name + " without a readable start or end time"})
+		d.in.addProblem(Problem{File: d.in.Path, Line: s.line, Task: task,
+			Message: fmt.Sprintf("execute_tool span %q without a readable start or end time", clip(name, 60))})
 		return
 	}
 	ts := s.start
@@ -265,12 +268,32 @@ func otelArgs(s *otelSpan) string {
 		if !ok {
 			continue
 		}
-		if t := strings.TrimSpace(v.text); gjson.Valid(t) && gjson.Parse(t).IsObject() {
+		if t := strings.TrimSpace(v.text); validJSONString(t) && gjson.Parse(t).IsObject() {
 			return t
 		}
 		return v.json
 	}
 	return ""
+}
+
+// otelTaskStart is the span a task starts at and its time: the earliest
+// start, else the earliest end; ok is false when no span has a time.
+func otelTaskStart(t *otelTask) (*otelSpan, time.Time, bool) {
+	var start *otelSpan
+	var ts time.Time
+	for _, s := range t.spans {
+		if s.hasStart && (start == nil || !start.hasStart || s.start.Before(ts)) {
+			start, ts = s, s.start
+		}
+	}
+	for _, s := range t.spans {
+		if start == nil || (!start.hasStart && s.hasEnd && s.end.Before(ts)) {
+			if s.hasEnd {
+				start, ts = s, s.end
+			}
+		}
+	}
+	return start, ts, start != nil
 }
 
 // taskOf assigns a span to a task (see the comment at the top).
@@ -420,7 +443,7 @@ func otelAttrs(r gjson.Result) map[string]otelValue {
 			if k == "" {
 				return true
 			}
-			v := otlpAny(kv.Get("value"))
+			v := otlpAny(kv.Get("value"), 1)
 			b, err := json.Marshal(v)
 			if err != nil {
 				b = []byte("null")
@@ -445,17 +468,28 @@ func otelAttrs(r gjson.Result) map[string]otelValue {
 	return out
 }
 
-// otlpAny converts an OTLP AnyValue to a JSON-ready value.
-func otlpAny(v gjson.Result) any {
+// otlpAny converts an OTLP AnyValue to a JSON-ready value; values nested
+// deeper than MaxValueDepth are kept as their JSON text.
+func otlpAny(v gjson.Result, depth int) any {
 	number := func(n gjson.Result) any {
 		text := n.Raw
 		if n.Type == gjson.String {
 			text = n.Str
 		}
+		// strconv also reads NaN, Inf and 0x1p3, which are not JSON.
+		if text == "" {
+			return text
+		}
+		if end, ok := scanNumber(text, 0); !ok || end != len(text) {
+			return text
+		}
 		if _, err := strconv.ParseFloat(text, 64); err != nil {
-			return text // NaN, Infinity, or garbage: kept as text
+			return text // beyond float64: kept as text
 		}
 		return json.Number(text)
+	}
+	if depth > MaxValueDepth {
+		return v.Raw
 	}
 	switch {
 	case v.Get("stringValue").Exists():
@@ -468,12 +502,12 @@ func otlpAny(v gjson.Result) any {
 		return number(v.Get("doubleValue"))
 	case v.Get("arrayValue").Exists():
 		list := []any{}
-		v.Get("arrayValue.values").ForEach(func(_, x gjson.Result) bool { list = append(list, otlpAny(x)); return true })
+		v.Get("arrayValue.values").ForEach(func(_, x gjson.Result) bool { list = append(list, otlpAny(x, depth+1)); return true })
 		return list
 	case v.Get("kvlistValue").Exists():
 		m := map[string]any{}
 		v.Get("kvlistValue.values").ForEach(func(_, kv gjson.Result) bool {
-			m[kv.Get("key").String()] = otlpAny(kv.Get("value"))
+			m[kv.Get("key").String()] = otlpAny(kv.Get("value"), depth+1)
 			return true
 		})
 		return m

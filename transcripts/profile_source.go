@@ -15,42 +15,74 @@ import (
 func (rn *run) readProfileLines(src io.Reader, in *Input) {
 	conv := rn.conventions(in)
 	s := rn.opt.Profile.Source
+	idle, read := 0, 0
 	jsonLines(src, in, rn.opt.MaxLineBytes, s.Task, func(l rawLine, r gjson.Result) {
-		rn.profileRecord(conv, in, s, r, l.num)
+		if rn.profileRecord(conv, in, s, r, l.num) {
+			read++
+		} else {
+			idle++
+		}
 	})
+	idleNotice(in, s, idle, read)
+}
+
+// idleNotice says so when no record held a call or a result: a log of
+// other records only, or a profile whose paths miss the format.
+func idleNotice(in *Input, s *Source, idle, read int) {
+	if idle > 0 && read == 0 {
+		in.Notices = append(in.Notices, fmt.Sprintf("none of %d record(s) has a tool name at %q or a result call id at %q: nothing read (does the profile fit this format?)",
+			idle, clip(s.Tool, 80), clip(s.ResultCallID, 80)))
+	}
 }
 
 func (rn *run) readProfileDocument(d *document) {
 	conv := rn.conventions(d.in)
 	s := rn.opt.Profile.Source
-	d.root.Get(s.Records).ForEach(func(_, r gjson.Result) bool {
+	recs := d.root.Get(s.Records)
+	if !recs.IsArray() {
+		d.in.addProblem(Problem{File: d.in.Path, Line: 1,
+			Message: fmt.Sprintf("no record array at %q (the profile's source.records)", clip(s.Records, 80))})
+		return
+	}
+	idle, read := 0, 0
+	recs.ForEach(func(_, r gjson.Result) bool {
+		if d.partial(r) {
+			return false // cut by a break in the document
+		}
 		d.in.Records++
-		rn.profileRecord(conv, d.in, s, r, d.lineOf(r))
+		if rn.profileRecord(conv, d.in, s, r, d.lineOf(r)) {
+			read++
+		} else {
+			idle++
+		}
 		return true
 	})
+	idleNotice(d.in, s, idle, read)
 }
 
-func (rn *run) profileRecord(conv *conventions, in *Input, s *Source, r gjson.Result, line int) {
+// profileRecord reads one record; false when it is neither a call nor a
+// result.
+func (rn *run) profileRecord(conv *conventions, in *Input, s *Source, r gjson.Result, line int) bool {
 	tool := r.Get(s.Tool).String()
 	resultOf := ""
 	if s.ResultCallID != "" {
 		resultOf = r.Get(s.ResultCallID).String()
 	}
 	if tool == "" && resultOf == "" {
-		return // a record that is neither a call nor a result
+		return false
 	}
 	problem := func(msg string) {
-		in.Problems = append(in.Problems, Problem{File: in.Path, Line: line, Task: r.Get(s.Task).String(), Message: msg})
+		in.addProblem(Problem{File: in.Path, Line: line, Task: r.Get(s.Task).String(), Message: msg})
 	}
 	task := r.Get(s.Task).String()
 	if task == "" {
-		problem(fmt.Sprintf("record has no task at %q", s.Task))
-		return
+		problem(fmt.Sprintf("record has no task at %q", clip(s.Task, 80)))
+		return true
 	}
 	ts, ok := parseTime(r.Get(s.Time))
 	if !ok {
-		problem(fmt.Sprintf("record has no time at %q (RFC 3339 or a Unix time)", s.Time))
-		return
+		problem(fmt.Sprintf("record has no time at %q (RFC 3339 or a Unix time)", clip(s.Time, 80)))
+		return true
 	}
 	if rn.once("task:" + task) {
 		conv.lifecycle(task, ts, line, "task_started", map[string]any{"relation": "root"})
@@ -65,6 +97,12 @@ func (rn *run) profileRecord(conv *conventions, in *Input, s *Source, r gjson.Re
 		if s.CallID != "" {
 			id = r.Get(s.CallID).String()
 		}
+		if id != "" && !rn.once("profile-call:"+task+"/"+id) {
+			// The same call recorded again (a log that repeats its
+			// history, a record written twice): one call, as for every
+			// other format with call ids.
+			return true
+		}
 		if id == "" {
 			id = fmt.Sprintf("%s:%d", in.Path, line)
 		}
@@ -74,9 +112,10 @@ func (rn *run) profileRecord(conv *conventions, in *Input, s *Source, r gjson.Re
 		if resultOf == "" && (present(r, s.Result) || present(r, s.Error)) {
 			conv.Result(id, toolResult{TS: ts, Error: failed(r, s.Error), Line: line})
 		}
-		return
+		return true
 	}
 	conv.Result(task+"/"+resultOf, toolResult{TS: ts, Error: failed(r, s.Error), Line: line})
+	return true
 }
 
 func present(r gjson.Result, path string) bool { return path != "" && r.Get(path).Exists() }

@@ -21,6 +21,10 @@ type Options struct {
 	Stdin io.Reader
 	// MaxLineBytes bounds one line (DefaultMaxLineBytes when zero).
 	MaxLineBytes int
+	// MaxProblems bounds the problems listed per input (the rest are
+	// counted in Input.ProblemsOmitted): DefaultMaxProblems when zero,
+	// no bound when negative.
+	MaxProblems int
 	// MaxDocumentBytes bounds one JSON document (DefaultMaxDocumentBytes
 	// when zero); JSON Lines are read a line at a time.
 	MaxDocumentBytes int
@@ -99,6 +103,7 @@ func Read(paths []string, opt Options, emit func(Event)) (Result, error) {
 		}
 	}
 	sort.Slice(srcs, func(i, j int) bool { return srcs[i].path < srcs[j].path })
+	srcs = sameFilesOnce(srcs)
 	sort.Strings(res.Skipped)
 	if opt.InputFormat != "" && !knownFormat(opt.InputFormat) {
 		return res, fmt.Errorf("--input-format %q is not one of %v", opt.InputFormat, Formats)
@@ -125,11 +130,17 @@ func expand(p string, ignore func(string) bool) (files, skipped []string, err er
 		return []string{clean}, nil, nil
 	}
 	// WalkDir does not follow symbolic links to directories, so a link loop
-	// cannot make the walk endless; links to regular files are read.
-	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, werr error) error {
+	// cannot make the walk endless; links to regular files are read. The
+	// directory named may itself be a link: a trailing separator makes
+	// WalkDir start inside it instead of listing the link as a file.
+	root := p
+	if li, lerr := os.Lstat(p); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
+		root = p + string(filepath.Separator)
+	}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, werr error) error {
 		disp := filepath.ToSlash(path)
 		if werr != nil {
-			if path == p {
+			if path == root {
 				return werr
 			}
 			// An unreadable subdirectory is read as a file, so that the
@@ -169,6 +180,36 @@ func expand(p string, ignore func(string) bool) (files, skipped []string, err er
 	return files, skipped, nil
 }
 
+// sameFilesOnce keeps one path of each file: a file named twice through a
+// link (a directory and a link into it, say) would count its events twice,
+// and a repeated submission is a finding. The first path in path order is
+// kept, so the result does not depend on the order of arguments.
+func sameFilesOnce(srcs []source) []source {
+	seen := map[fileID]bool{}
+	var others []os.FileInfo // where the system gives no file id
+	out := srcs[:0]
+next:
+	for _, s := range srcs {
+		if st, err := os.Stat(s.path); err == nil && !s.stdin && st.Mode().IsRegular() {
+			if id, ok := idOf(st); ok {
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
+			} else {
+				for _, prev := range others {
+					if os.SameFile(prev, st) {
+						continue next
+					}
+				}
+				others = append(others, st)
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 func unwrapPathError(err error) error {
 	if pe, ok := err.(*fs.PathError); ok {
 		return pe.Err
@@ -186,23 +227,26 @@ func knownFormat(f string) bool {
 }
 
 func (rn *run) readSource(s source) Input {
-	in := Input{Path: s.path, Format: FormatNative, Problems: []Problem{}}
+	in := Input{Path: s.path, Format: FormatNative, Problems: []Problem{}, maxProblems: rn.opt.MaxProblems}
+	if in.maxProblems == 0 {
+		in.maxProblems = DefaultMaxProblems
+	}
 	var r io.Reader
 	if s.stdin {
 		if rn.opt.Stdin == nil {
-			in.Problems = append(in.Problems, Problem{File: s.path, Message: "standard input is not available"})
+			in.addProblem(Problem{File: s.path, Message: "standard input is not available"})
 			return in
 		}
 		r = rn.opt.Stdin
 	} else {
 		f, err := os.Open(s.path)
 		if err != nil {
-			in.Problems = append(in.Problems, Problem{File: s.path, Message: "cannot open: " + unwrapPathError(err).Error()})
+			in.addProblem(Problem{File: s.path, Message: "cannot open: " + unwrapPathError(err).Error()})
 			return in
 		}
 		defer f.Close()
 		if st, err := f.Stat(); err == nil && st.IsDir() {
-			in.Problems = append(in.Problems, Problem{File: s.path, Message: "cannot read directory"})
+			in.addProblem(Problem{File: s.path, Message: "cannot read directory"})
 			return in
 		}
 		r = f
@@ -213,19 +257,31 @@ func (rn *run) readSource(s source) Input {
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			in.Problems = append(in.Problems, Problem{File: s.path, Line: 1, Message: "broken gzip header: " + err.Error()})
+			in.addProblem(Problem{File: s.path, Line: 1, Message: "broken gzip header: " + err.Error()})
 			return in
 		}
 		defer zr.Close()
-		br = bufio.NewReaderSize(zr, 64<<10)
+		br = bufio.NewReaderSize(gzipErrors{zr}, 64<<10)
 	}
 	rn.readStream(br, &in)
 	if in.Records == 0 && in.Events == 0 && len(in.Problems) == 0 && in.Format != FormatUnknown {
 		// An empty log is what a crash right after creating the file
 		// leaves behind: no crossing in it can be ruled out.
-		in.Problems = append(in.Problems, Problem{File: s.path, Line: 1, Message: "no events: the file is empty"})
+		in.addProblem(Problem{File: s.path, Line: 1, Message: "no events: the file is empty"})
 	}
 	return in
+}
+
+// gzipErrors names the compressed stream in read errors: "unexpected EOF"
+// alone does not say that the gzip stream was cut.
+type gzipErrors struct{ r io.Reader }
+
+func (g gzipErrors) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("gzip stream: %w", err)
+	}
+	return n, err
 }
 
 // readStream detects the format (unless forced) and reads with its reader.
@@ -266,35 +322,59 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 	}
 	doc, err := io.ReadAll(io.LimitReader(br, int64(limit)+1))
 	if err != nil {
-		in.Problems = append(in.Problems, Problem{File: in.Path, Line: 1, Message: "input ends early: " + err.Error()})
+		in.addProblem(Problem{File: in.Path, Line: 1, Message: "input ends early: " + err.Error()})
 		return
 	}
 	if len(doc) > limit {
-		in.Problems = append(in.Problems, Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("JSON document larger than the limit of %d bytes; not read", limit)})
+		in.addProblem(Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("JSON document larger than the limit of %d bytes; not read", limit)})
 		return
 	}
-	if !gjson.ValidBytes(doc) {
-		if first := bytes.IndexByte(doc, '\n'); first < 0 || first >= 64<<10 {
-			// Not a document after all: JSON Lines whose first line was
-			// longer than detection could see. Read it line by line.
-			if first > 0 && gjson.ValidBytes(doc[:first]) && detectLine(gjson.ParseBytes(doc[:first]), rn.opt.Profile) == FormatOTel {
-				in.Format = FormatOTel
-				rn.readOTelLines(bytes.NewReader(doc), in)
-				return
-			}
+	scan := scanJSON(doc)
+	orig, cut := doc, 0
+	if !scan.ok {
+		first := bytes.IndexByte(doc, '\n')
+		long := first < 0 || first >= 64<<10
+		switch {
+		case len(bytes.Trim(doc, " \t\r\n")) == 0:
+			in.Format = format // an empty input of a forced format: readSource says so
+			return
+		case long && first > 0 && validJSON(doc[:first]) && detectLine(gjson.ParseBytes(doc[:first]), rn.opt.Profile) == FormatOTel:
+			// Not a document after all: OTLP JSON Lines whose first line
+			// was longer than detection could see.
+			in.Format = FormatOTel
+			rn.readOTelLines(bytes.NewReader(doc), in)
+			return
+		}
+		if fixed, at, ok := rn.salvage(doc, scan); ok {
+			doc, cut = fixed, at
+		} else if f := firstRecognizedLine(doc, rn.opt.Profile); f != "" && rn.opt.InputFormat == "" {
+			// JSON Lines after all, whose first lines were too broken to
+			// tell: read line by line, so that no readable line is lost.
+			rn.readLines(f, bytes.NewReader(doc), in)
+			return
+		} else if long {
+			// JSON Lines whose first line was longer than detection
+			// could see. Read it line by line.
 			in.Format = FormatNative
 			readNative(bytes.NewReader(doc), in, rn.opt.MaxLineBytes, rn.emit)
 			return
+		} else {
+			in.addProblem(Problem{File: in.Path, Line: 1, Message: "not valid JSON (neither JSON Lines nor a whole JSON document): the document may be cut"})
+			return
 		}
-		in.Problems = append(in.Problems, Problem{File: in.Path, Line: 1, Message: "not valid JSON (neither JSON Lines nor a whole JSON document): the document may be cut"})
-		return
 	}
 	parsed := gjson.ParseBytes(doc)
 	if rn.opt.InputFormat == "" {
 		format = detectDocument(parsed, rn.opt.Profile)
 	}
 	in.Format = format
-	d := &document{in: in, lines: newLineIndex(doc), root: parsed}
+	d := &document{in: in, lines: newLineIndex(doc), root: parsed, cut: cut}
+	if cut > 0 {
+		in.addProblem(brokenProblem(in, orig, scan))
+	}
+	if p, bad := utf8Problem(in, doc); bad {
+		in.addProblem(p)
+	}
 	switch format {
 	case FormatOpenAI:
 		rn.readOpenAI(d)
@@ -318,6 +398,9 @@ type document struct {
 	// first is the line the document starts on when it is one record of
 	// a JSON Lines file (0 for a whole file).
 	first int
+	// cut is set for a salvaged document: the offset where its text broke
+	// off (see salvage.go).
+	cut int
 }
 
 // lineOf is the line where a value of the document starts.

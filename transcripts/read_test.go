@@ -53,6 +53,7 @@ func TestRead_BadInputBecomesProblemsAndKeepsReadableEvents(t *testing.T) {
 		{"bad field keeps the event", `{"ts":"2026-11-30T07:00:00Z","task":"t4","type":"gate_check","checkpoint":"send","decision":"maybe"}` + "\n", 1, 1, "t4", "decision must be allow or stop"},
 		{"response without ok", `{"ts":"2026-11-30T07:00:00Z","task":"t4","type":"response"}` + "\n", 1, 1, "t4", "ok must be"},
 		{"deeply nested JSON", `{"ts":"2026-11-30T07:00:00Z","task":"t5","type":"ui_changed","x":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "}\n", 1, 0, "", ""},
+		{"nesting deeper than any stack", strings.Repeat("[", 20<<20) + "\n" + good + "\n", 1, 1, "", "not valid JSON"},
 		{"huge number", `{"ts":"2026-11-30T07:00:00Z","task":"t5","type":"response","ok":true,"status":1e999999}` + "\n", 1, 0, "", ""},
 	}
 	for _, c := range cases {
@@ -196,5 +197,126 @@ func TestRead_UnreadableFileIsAProblem(t *testing.T) {
 	res, err := Read([]string{p}, Options{}, func(Event) {})
 	if err != nil || len(res.Inputs) != 1 || len(res.Inputs[0].Problems) != 1 {
 		t.Fatalf("res %+v err %v", res, err)
+	}
+}
+
+// readAs reads content as standard input in a forced format ("" detects).
+func readAs(t *testing.T, format, content string) (Input, []Event) {
+	t.Helper()
+	var evs []Event
+	res, err := Read([]string{"-"}, Options{Stdin: strings.NewReader(content), InputFormat: format}, func(e Event) { evs = append(evs, e) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Inputs[0], evs
+}
+
+func types(evs []Event) string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.Type)
+	}
+	return strings.Join(out, ",")
+}
+
+// A document cut while it was written, or broken in the middle, keeps
+// every record before the break; the record the break went through is not
+// read (what is left of it could read as an outcome it never had), and the
+// break is a problem of no task.
+func TestRead_BrokenDocumentKeepsTheRecordsBeforeTheBreak(t *testing.T) {
+	const call = `{"type": "mcp_call", "id": "mcp_000000000001", "server_label": "slack", "name": "post_message", "arguments": "{\"channel_id\":\"C1\",\"text\":\"x\"}", "output": "ok", "status": "completed"}`
+	const openAI = "{\n\"id\": \"resp_1\", \"created_at\": 1795975200,\n\"output\": [\n" + call + ",\n" +
+		`{"type": "mcp_call", "id": "mcp_000000000002", "server_label": "slack", "name": "post_message", "arguments": "{\"channel_id\":\"C2\",\"text\":\"x\"}", "status": "completed"` + "\n]\n}\n"
+	cases := []struct {
+		name, format, content string
+		types                 string // events read
+		line                  int    // of the problem
+		has                   string
+	}{
+		{"cut inside the last item", "", openAI[:strings.LastIndex(openAI, `"status"`)], "task_started,intent,request_sent,response", 5, "ends early"},
+		{"broken inside the last item", "", strings.Replace(openAI, `"status": "completed"`+"\n", `"status": "compl`+"\n", 1), "task_started,intent,request_sent,response", 5, "broken at line 5"},
+		{"an item never closed", "", strings.Replace(openAI, `"status": "completed"`+"\n", `"status": "completed"`+"\n,", 1), "task_started,intent,request_sent,response", 6, "broken at line 6"},
+		{"one minified line, cut", "", strings.ReplaceAll(openAI, "\n", "")[:300], "task_started,intent,request_sent,response", 1, "ends early"},
+		{"forced format, cut", FormatOpenAI, openAI[:200], "task_started", 4, "ends early"},
+		{"NUL bytes in the middle", "", strings.Replace(openAI, `"status": "completed"`+"\n", "\x00\x00\x00\n", 1), "task_started,intent,request_sent,response", 5, `"\x00\x00\x00`},
+		{"temporal history cut in an event", "", `{"events": [
+{"eventId": "1", "eventTime": "2026-11-30T07:00:00Z", "eventType": "EVENT_TYPE_WORKFLOW_EXECUTION_STARTED", "workflowExecutionStartedEventAttributes": {"originalExecutionRunId": "run-1"}},
+{"eventId": "2", "eventTime": "2026-11-30T07:00:01Z", "eventType": "EVENT_TYPE_WORKFLOW_EXECUTION_COMPL`, "task_started", 3, "ends early"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in, evs := readAs(t, c.format, c.content)
+			if got := types(evs); got != c.types {
+				t.Errorf("events %s, want %s", got, c.types)
+			}
+			if len(in.Problems) != 1 || in.Problems[0].Line != c.line || in.Problems[0].Task != "" || !strings.Contains(in.Problems[0].Message, c.has) {
+				t.Errorf("problems %+v, want one of no task at line %d saying %q", in.Problems, c.line, c.has)
+			}
+		})
+	}
+}
+
+func TestRead_DocumentWithInvalidUTF8IsReadAndAProblem(t *testing.T) {
+	in, evs := readAs(t, "", "[\n{\"role\": \"user\", \"content\": \"caf\xe9\"},\n{\"role\": \"assistant\", \"content\": \"ok\"}\n]\n")
+	if types(evs) != "task_started" || len(in.Problems) != 1 || in.Problems[0].Line != 2 || !strings.Contains(in.Problems[0].Message, "UTF-8") {
+		t.Fatalf("events %s problems %+v", types(evs), in.Problems)
+	}
+}
+
+func TestRead_ForcedFormatOnEmptyInputSaysEmpty(t *testing.T) {
+	for _, f := range Formats {
+		if f == FormatProfile {
+			continue // needs a profile
+		}
+		in, evs := readAs(t, f, " \n")
+		if in.Format != f || len(evs) != 0 || len(in.Problems) != 1 || !strings.Contains(in.Problems[0].Message, "empty") {
+			t.Errorf("%s: format %s, %d events, problems %+v", f, in.Format, len(evs), in.Problems)
+		}
+	}
+}
+
+// Claude Code lines that carry messages but cannot be placed (no session,
+// no readable time) are problems, not silently dropped; record types this
+// version does not know are noticed; a file with no message line at all is
+// like an empty log.
+func TestRead_ClaudeCodeLinesThatCannotBePlaced(t *testing.T) {
+	const ok = `{"type":"user","sessionId":"s1","uuid":"u1","timestamp":"2026-11-30T07:00:00Z","message":{"role":"user","content":"hi"}}`
+	cases := []struct {
+		name, content string
+		line          int
+		task, has     string
+		notice        string
+	}{
+		{"no timestamp", ok + "\n" + `{"type":"assistant","sessionId":"s1","uuid":"a1","message":{"content":[]}}` + "\n", 2, "s1", "timestamp", ""},
+		{"a timestamp beyond any clock", ok + "\n" + `{"type":"assistant","sessionId":"s1","uuid":"a1","timestamp":1e300,"message":{"content":[]}}` + "\n", 2, "s1", "timestamp", ""},
+		{"no session", ok + "\n" + `{"type":"assistant","uuid":"a1","timestamp":"2026-11-30T07:00:01Z","message":{"content":[]}}` + "\n", 2, "", "sessionId", ""},
+		{"only a snapshot", `{"type":"file-history-snapshot","messageId":"m1","snapshot":{}}` + "\n", 1, "", "no message line", ""},
+		{"an unknown record type", ok + "\n" + `{"type":"attachment","sessionId":"s1","timestamp":"2026-11-30T07:00:01Z"}` + "\n", 0, "", "", `"attachment" (1)`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in, _ := readAs(t, FormatClaudeCode, c.content)
+			if c.line == 0 {
+				if len(in.Problems) != 0 {
+					t.Errorf("problems %+v", in.Problems)
+				}
+			} else if len(in.Problems) != 1 || in.Problems[0].Line != c.line || in.Problems[0].Task != c.task || !strings.Contains(in.Problems[0].Message, c.has) {
+				t.Errorf("problems %+v, want one at line %d of task %q saying %q", in.Problems, c.line, c.task, c.has)
+			}
+			if c.notice != "" && !strings.Contains(strings.Join(in.Notices, "|"), c.notice) {
+				t.Errorf("notices %q, want %q", in.Notices, c.notice)
+			}
+		})
+	}
+}
+
+// A log whose first lines are mostly garbage is still JSON Lines: it used
+// to be taken for a broken document, one problem, and its readable lines
+// lost.
+func TestRead_GarbageFirstLinesDoNotMakeADocument(t *testing.T) {
+	content := good + "\n" + strings.Repeat("{garbage\n", 9) + good + "\n"
+	in, evs := readString(t, content, 0)
+	if len(evs) != 2 || len(in.Problems) != 9 || in.Format != FormatNative {
+		t.Fatalf("format %s, %d events, %d problems", in.Format, len(evs), len(in.Problems))
 	}
 }

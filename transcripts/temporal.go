@@ -49,6 +49,13 @@ import (
 // history read together with its base run's does not count the shared
 // events twice.
 
+// maxUnixSeconds is the last second of the year 9999: later times do not
+// print as RFC 3339.
+const maxUnixSeconds = 253402300799
+
+// maxAttemptEvents bounds the request_sent events of one activity.
+const maxAttemptEvents = 10
+
 // temporalEvent is one event of a history.
 type temporalEvent struct {
 	id    string // eventId as text
@@ -81,23 +88,26 @@ func (rn *run) readTemporal(d *document) {
 		list = d.root.Get("history.events")
 	}
 	if !list.IsArray() {
-		in.Problems = append(in.Problems, Problem{File: in.Path, Line: 1, Message: "not a Temporal history: no events array"})
+		in.addProblem(Problem{File: in.Path, Line: 1, Message: "not a Temporal history: no events array"})
 		return
 	}
 	for _, p := range []string{"nextPageToken", "history.nextPageToken"} {
 		if tok := d.root.Get(p); tok.Type == gjson.String && tok.Str != "" {
-			in.Problems = append(in.Problems, Problem{File: in.Path, Line: d.lineOf(tok),
+			in.addProblem(Problem{File: in.Path, Line: d.lineOf(tok),
 				Message: "one page of a longer history (nextPageToken is set): the events after it are missing"})
 		}
 	}
 	var evs []*temporalEvent
 	list.ForEach(func(_, r gjson.Result) bool {
+		if d.partial(r) {
+			return false // the event a cut went through, the last one
+		}
 		in.Records++
 		evs = append(evs, parseTemporalEvent(d, r))
 		return true
 	})
 	if len(evs) == 0 {
-		in.Problems = append(in.Problems, Problem{File: in.Path, Line: d.lineOf(list), Message: "the history has no events"})
+		in.addProblem(Problem{File: in.Path, Line: d.lineOf(list), Message: "the history has no events"})
 		return
 	}
 	t := &temporalReader{rn: rn, d: d, conv: conv, evs: evs, acts: map[string]*temporalActivity{}}
@@ -195,10 +205,11 @@ func idText(r gjson.Result) string {
 func temporalTime(r gjson.Result) (time.Time, bool) {
 	if r.IsObject() {
 		s, err := strconv.ParseInt(idText(r.Get("seconds")), 10, 64)
-		if err != nil || s <= 0 {
+		ns := r.Get("nanos").Int()
+		if err != nil || s <= 0 || s > maxUnixSeconds || ns < 0 || ns >= 1e9 {
 			return time.Time{}, false
 		}
-		return time.Unix(s, r.Get("nanos").Int()).UTC(), true
+		return time.Unix(s, ns).UTC(), true
 	}
 	return parseTime(r)
 }
@@ -248,17 +259,25 @@ func (t *temporalReader) checkComplete() {
 		if e.bad != "" {
 			// An unreadable event may have been anything (a reset, a
 			// child's start): it may belong to any task.
-			in.Problems = append(in.Problems, Problem{File: in.Path, Line: e.line, Message: e.bad})
+			in.addProblem(Problem{File: in.Path, Line: e.line, Message: e.bad})
 			prev = 0
 			continue
 		}
 		switch {
+		case e.num <= 0:
+			in.addProblem(Problem{File: in.Path, Line: e.line, Task: e.task,
+				Message: fmt.Sprintf("%s event without a positive numeric eventId: its place in the history cannot be checked", clip(e.typ, 60))})
 		case i == 0 && (e.typ != "WorkflowExecutionStarted" || e.num > 1):
-			in.Problems = append(in.Problems, Problem{File: in.Path, Line: e.line, Task: e.task,
-				Message: fmt.Sprintf("the history starts with %s (event %s), not WorkflowExecutionStarted: earlier events are missing", e.typ, e.id)})
+			in.addProblem(Problem{File: in.Path, Line: e.line, Task: e.task,
+				Message: fmt.Sprintf("the history starts with %s (event %s), not WorkflowExecutionStarted: earlier events are missing", clip(e.typ, 60), clip(e.id, 30))})
 		case prev > 0 && e.num > prev+1:
-			in.Problems = append(in.Problems, Problem{File: in.Path, Line: e.line,
+			in.addProblem(Problem{File: in.Path, Line: e.line,
 				Message: fmt.Sprintf("events %d to %d are missing", prev+1, e.num-1)})
+		case prev > 0 && e.num > 0 && e.num <= prev:
+			// Event ids grow by one through a history: a repeated or
+			// earlier id is a damaged or spliced history.
+			in.addProblem(Problem{File: in.Path, Line: e.line,
+				Message: fmt.Sprintf("event %d follows event %d: the history is out of order or repeats events", e.num, prev)})
 		}
 		prev = e.num
 	}
@@ -313,8 +332,8 @@ func (t *temporalReader) out(e *temporalEvent, typ string, fields map[string]any
 			t.badTime = map[*temporalEvent]bool{}
 		}
 		t.badTime[e] = true
-		t.d.in.Problems = append(t.d.in.Problems, Problem{File: t.d.in.Path, Line: e.line, Task: e.task,
-			Message: fmt.Sprintf("%s event %s has no readable eventTime", e.typ, e.id)})
+		t.d.in.addProblem(Problem{File: t.d.in.Path, Line: e.line, Task: e.task,
+			Message: fmt.Sprintf("%s event %s has no readable eventTime", clip(e.typ, 60), clip(e.id, 30))})
 		return
 	}
 	if e.id != "" {
@@ -340,7 +359,7 @@ func (t *temporalReader) emit(e *temporalEvent) {
 		if c := a.Get("continuedExecutionRunId").String(); c != "" {
 			fields["relation"], fields["resumes"] = "resumed", c
 		} else if init := a.Get("initiator").String(); init != "" && !strings.Contains(strings.ToLower(init), "unspecified") {
-			t.unnamedParents = append(t.unnamedParents, fmt.Sprintf("%s (initiator %s)", e.task, init))
+			t.unnamedParents = append(t.unnamedParents, fmt.Sprintf("%s (initiator %s)", clip(e.task, 60), clip(init, 40)))
 		}
 		if w := firstString(a.Get("workflowId"), t.d.root.Get("workflowExecution.workflowId"), t.d.root.Get("execution.workflowId")); w != "" {
 			fields["workflow_id"] = w
@@ -357,7 +376,7 @@ func (t *temporalReader) emit(e *temporalEvent) {
 		if base == "" {
 			base = t.first
 		}
-		t.resets = append(t.resets, fmt.Sprintf("%s from %s at event %s", e.task, base, e.id))
+		t.resets = append(t.resets, fmt.Sprintf("%s from %s at event %s", clip(e.task, 60), clip(base, 60), clip(e.id, 30)))
 		t.out(e, "task_started", map[string]any{"relation": "resumed", "resumes": base, "reset": true})
 	case "WorkflowExecutionCompleted", "WorkflowExecutionContinuedAsNew":
 		t.ended(e, "completed")
@@ -388,12 +407,21 @@ func (t *temporalReader) emit(e *temporalEvent) {
 		if act == nil || !act.delivery || act.started != e {
 			return
 		}
-		for k := 1; k <= act.attempts; k++ {
+		// An attempt count is the history's word, not a bound on work: a
+		// damaged history may say 99999999999. Past maxAttemptEvents the
+		// last event stands for the rest (two crossings already make a
+		// duplicate delivery).
+		n := min(act.attempts, maxAttemptEvents)
+		for k := 1; k <= n; k++ {
 			if !t.once(e.task, "attempt", act.scheduled.id, strconv.Itoa(k)) {
 				continue
 			}
 			fields := map[string]any{"intent": act.intent, "activity": act.name, "attempt": k}
-			if k < act.attempts {
+			switch {
+			case k == n && n < act.attempts:
+				fields["attempt"] = act.attempts
+				fields["detail"] = fmt.Sprintf("attempts %d to %d (not listed one by one): each may have sent", k, act.attempts)
+			case k < act.attempts:
 				fields["detail"] = fmt.Sprintf("attempt %d of %d: it failed or timed out and was retried, and may have sent", k, act.attempts)
 			}
 			t.out(e, "request_sent", fields)
@@ -581,14 +609,14 @@ func temporalPayload(p gjson.Result) (gjson.Result, string) {
 			b = []byte(data.Str) // not base64: JSON text as is
 		}
 	}
-	if !gjson.ValidBytes(b) {
+	if !validJSON(b) {
 		return gjson.Result{}, ""
 	}
 	return unwrapJSONString(gjson.ParseBytes(b)), ""
 }
 
 func unwrapJSONString(r gjson.Result) gjson.Result {
-	if r.Type == gjson.String && gjson.Valid(r.Str) {
+	if r.Type == gjson.String && validJSONString(r.Str) {
 		if inner := gjson.Parse(r.Str); inner.IsObject() {
 			return inner
 		}
@@ -635,20 +663,24 @@ func (t *temporalReader) notices() {
 	}
 	sort.Strings(encs)
 	for _, enc := range encs {
-		in.Notices = append(in.Notices, fmt.Sprintf("%d activity input(s) encoded as %q were not inspected: decode them (a codec server) to see deliveries", t.encoded[enc], enc))
+		in.Notices = append(in.Notices, fmt.Sprintf("%d activity input(s) encoded as %q were not inspected: decode them (a codec server) to see deliveries", t.encoded[enc], clip(enc, 60)))
 	}
 	if t.localActs > 0 {
 		in.Notices = append(in.Notices, fmt.Sprintf("%d local activity marker(s): a history does not record their inputs, so their deliveries cannot be seen", t.localActs))
 	}
-	for _, r := range t.resets {
-		in.Notices = append(in.Notices, "run "+r+": what the base run did after the reset point is only in its own history")
+	if len(t.resets) > 0 {
+		in.Notices = append(in.Notices, "reset run(s) "+listed(t.resets, 3)+": what a base run did after its reset point is only in its own history")
 	}
 	for _, u := range t.unnamedParents {
 		in.Notices = append(in.Notices, "run "+u+" continues a run the history does not name: that run is not linked")
 	}
+	var unstarted []string
 	for _, e := range t.initiated {
 		if !t.children[e.id] {
-			in.Notices = append(in.Notices, fmt.Sprintf("child workflow initiated at event %s has no start recorded: its run cannot be named", e.id))
+			unstarted = append(unstarted, clip(e.id, 30))
 		}
+	}
+	if len(unstarted) > 0 {
+		in.Notices = append(in.Notices, fmt.Sprintf("child workflow(s) initiated at event(s) %s have no start recorded: their runs cannot be named", listed(unstarted, 8)))
 	}
 }

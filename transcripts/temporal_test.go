@@ -344,36 +344,3 @@ func TestTemporal_IncompleteHistoriesAreProblems(t *testing.T) {
 		})
 	}
 }
-
-// FuzzReadTemporal: no input read as a Temporal history may panic the
-// reader; every event has a task and a line; an input with no event has a
-// problem. Seeds are the Temporal scenarios and a synthetic history.
-func FuzzReadTemporal(f *testing.F) {
-	seeds, _ := filepath.Glob("../testdata/scenarios/fmt-temporal-*/*.json")
-	for _, s := range seeds {
-		if b, err := os.ReadFile(s); err == nil {
-			f.Add(b)
-		}
-	}
-	f.Add([]byte(history(spelling{screaming: true, numeric: true}, wf(`, "continuedExecutionRunId": "run-0"`, scheduled("a1", delivery), started(5, 2),
-		hev{"WorkflowTaskFailed", `{"cause": "ResetWorkflow", "baseRunId": "run-1", "newRunId": "run-2"}`})...)))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var events int
-		res, err := Read([]string{"-"}, Options{Stdin: strings.NewReader(string(data)), InputFormat: FormatTemporal}, func(e Event) {
-			events++
-			if e.Task == "" || e.Line < 1 || e.Type == "" {
-				t.Fatalf("bad event %+v", e)
-			}
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		in := res.Inputs[0]
-		if in.Events != events {
-			t.Fatalf("input counts %d events, emitted %d", in.Events, events)
-		}
-		if events == 0 && len(in.Problems) == 0 {
-			t.Fatalf("no events and no problem for %q", data)
-		}
-	})
-}

@@ -32,7 +32,7 @@ func outputSaysError(out gjson.Result) bool {
 	switch {
 	case out.Type == gjson.String:
 		s := strings.TrimSpace(out.Str)
-		if (strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")) && gjson.Valid(s) {
+		if (strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")) && validJSONString(s) {
 			return outputSaysError(gjson.Parse(s))
 		}
 		return errorText.MatchString(s)
