@@ -1,6 +1,8 @@
 package analyzer
 
 import (
+	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/effectlint/effectlint/transcripts"
@@ -176,13 +178,52 @@ type Fact struct {
 	// Unkeyed facts say why no key could be tied to them.
 	UnkeyedBecause string `json:"unkeyed_because,omitempty"`
 
-	Checkpoint       string         `json:"checkpoint,omitempty"`
-	Decision         string         `json:"decision,omitempty"`
-	Result           string         `json:"result,omitempty"`
-	Label            string         `json:"label,omitempty"`
-	OK               *bool          `json:"ok,omitempty"`
-	IdempotencyToken string         `json:"idempotency_token,omitempty"`
-	Fields           map[string]any `json:"fields,omitempty"`
+	Checkpoint       string `json:"checkpoint,omitempty"`
+	Decision         string `json:"decision,omitempty"`
+	Result           string `json:"result,omitempty"`
+	Label            string `json:"label,omitempty"`
+	OK               *bool  `json:"ok,omitempty"`
+	IdempotencyToken string `json:"idempotency_token,omitempty"`
+	// Fields holds the event's other fields (SPEC §3: kept and passed to
+	// policy), as a JSON object.
+	Fields Fields `json:"fields,omitempty"`
+}
+
+// Fields is a JSON object held as its text: most facts have none, and text
+// is far smaller than maps of boxed values. "" means no fields.
+type Fields string
+
+// NewFields encodes fields as encoding/json does (keys sorted).
+func NewFields(fields map[string]any) Fields {
+	b, err := json.Marshal(fields)
+	if err != nil {
+		// Readers decode JSON, so this cannot happen; keep the
+		// reason rather than lose the fields silently.
+		b, _ = json.Marshal(map[string]string{"unencodable_fields": err.Error()})
+	}
+	return Fields(b)
+}
+
+// MarshalJSON writes the object as it is.
+func (f Fields) MarshalJSON() ([]byte, error) {
+	if f == "" {
+		return []byte("null"), nil
+	}
+	return []byte(f), nil
+}
+
+// Map decodes the fields (nil when there are none).
+func (f Fields) Map() map[string]any {
+	if f == "" {
+		return nil
+	}
+	var m map[string]any
+	d := json.NewDecoder(strings.NewReader(string(f)))
+	d.UseNumber()
+	if d.Decode(&m) != nil {
+		return nil
+	}
+	return m
 }
 
 // Query is the question `check` asks: may Task proceed at Checkpoint?
