@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"math/bits"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -50,7 +50,11 @@ func clipWith(prefix string, total int) string {
 	for cut > 0 && !utf8.RuneStart(prefix[cut]) {
 		cut--
 	}
-	return prefix[:cut] + fmt.Sprintf("… [%d bytes]", total)
+	b := make([]byte, 0, cut+24)
+	b = append(b, prefix[:cut]...)
+	b = append(b, "… ["...)
+	b = strconv.AppendInt(b, int64(total), 10)
+	return string(append(b, " bytes]"...))
 }
 
 // specFields are the extra fields SPEC §3 names; their values are kept
