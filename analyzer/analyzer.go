@@ -5,6 +5,7 @@
 package analyzer
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -31,14 +32,35 @@ var taskEvents = map[string]bool{
 // copied again: Build orders an index, then moves the facts in place so
 // that each key scope's facts are one run of a single array.
 type Builder struct {
-	facts   []Fact
-	factAt  []time.Time
+	chunks  [][]Fact // facts in input order, factChunk per chunk (no regrowth)
+	nfacts  int
+	factAt  []stamp
 	factSrc []uint8
 	lives   []lifecycle
 	order   []uint32 // every event in input order: a fact, or a lifecycle event (lifeBit)
 	sources []string
 	hashes  map[string]hashResult
 }
+
+const factChunk = 4096
+
+// stamp is a time as the order of events needs it, without a pointer (a
+// time.Time holds its location): a month of events is millions of them.
+type stamp struct {
+	sec  int64
+	nsec int32
+}
+
+func stampOf(t time.Time) stamp { return stamp{t.Unix(), int32(t.Nanosecond())} }
+
+func (s stamp) compare(o stamp) int {
+	if c := cmp.Compare(s.sec, o.sec); c != 0 {
+		return c
+	}
+	return cmp.Compare(s.nsec, o.nsec)
+}
+
+func (s stamp) time() time.Time { return time.Unix(s.sec, int64(s.nsec)) }
 
 // lifecycle is an event that shapes a task (taskEvents): it is read by
 // Build, not kept as a fact.
@@ -65,11 +87,19 @@ func (b *Builder) Add(e transcripts.Event) {
 		b.lives = append(b.lives, lifecycle{e: e, src: src})
 		return
 	}
-	b.order = append(b.order, uint32(len(b.facts)))
-	b.facts = append(b.facts, newFact(&e))
-	b.factAt = append(b.factAt, e.TS)
+	if b.nfacts%factChunk == 0 {
+		b.chunks = append(b.chunks, make([]Fact, 0, factChunk))
+	}
+	b.order = append(b.order, uint32(b.nfacts))
+	c := &b.chunks[len(b.chunks)-1]
+	*c = append(*c, newFact(&e))
+	b.nfacts++
+	b.factAt = append(b.factAt, stampOf(e.TS))
 	b.factSrc = append(b.factSrc, src)
 }
+
+// fact is the i-th fact added.
+func (b *Builder) fact(i uint32) *Fact { return &b.chunks[i/factChunk][i%factChunk] }
 
 func (b *Builder) source(s string) uint8 {
 	for i, x := range b.sources {
@@ -131,17 +161,20 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 	// Ties between tasks break by task id, so that splitting the same
 	// events over files differently cannot change the order; one task's
 	// tied events keep their input order (stable sort).
-	at := func(r uint32) (time.Time, string) {
+	lifeAt := make([]stamp, len(b.lives))
+	for i := range b.lives {
+		lifeAt[i] = stampOf(b.lives[i].e.TS)
+	}
+	at := func(r uint32) (stamp, string) {
 		if r&lifeBit != 0 {
-			e := &b.lives[r&^lifeBit].e
-			return e.TS, e.Task
+			return lifeAt[r&^lifeBit], b.lives[r&^lifeBit].e.Task
 		}
-		return b.factAt[r], b.facts[r].Task
+		return b.factAt[r], b.fact(r).Task
 	}
 	slices.SortStableFunc(b.order, func(x, y uint32) int {
 		tx, kx := at(x)
 		ty, ky := at(y)
-		if c := tx.Compare(ty); c != 0 {
+		if c := tx.compare(ty); c != 0 {
 			return c
 		}
 		return strings.Compare(kx, ky)
@@ -158,29 +191,32 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 	if f.Skipped == nil {
 		f.Skipped = []string{}
 	}
-	evidence := make([]uint32, 0, len(b.facts)) // facts, in order
+	evidence := make([]uint32, 0, b.nfacts) // facts, in order
 	for seq, r := range b.order {
 		ts, id := at(r)
 		t := f.task(id)
-		var file string
+		var file, tsText string
 		var line int
 		var src uint8
 		if r&lifeBit != 0 {
 			l := &b.lives[r&^lifeBit]
 			file, line, src = l.e.File, l.e.Line, l.src
 		} else {
-			fact := &b.facts[r]
-			file, line, src = fact.At.File, fact.At.Line, b.factSrc[r]
+			fact := b.fact(r)
+			file, line, src, tsText = fact.At.File, fact.At.Line, b.factSrc[r], fact.TS
 			fact.Seq, fact.Segment = seq, t.Segment
 			evidence = append(evidence, r)
 		}
 		if !t.History {
-			t.History, t.startSeq, t.startTime, t.StartTS = true, seq, ts, formatTS(ts)
+			if tsText == "" {
+				tsText = formatTS(b.lives[r&^lifeBit].e.TS)
+			}
+			t.History, t.startSeq, t.startTime, t.StartTS = true, seq, ts.time(), tsText
 			t.Start, t.Source = Pointer{file, line}, b.sources[src]
 		}
 		t.files[file] = true
 		if r&lifeBit == 0 {
-			t.Gated = t.Gated || b.facts[r].Type == "gate_check"
+			t.Gated = t.Gated || b.fact(r).Type == "gate_check"
 			continue
 		}
 		l := &b.lives[r&^lifeBit]
@@ -222,7 +258,7 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 			f.Authorizations = append(f.Authorizations, b.authorization(e, seq))
 		}
 	}
-	b.lives, b.order, b.factAt, b.factSrc = nil, nil, nil, nil
+	b.lives, b.order, b.factAt, b.factSrc, lifeAt = nil, nil, nil, nil, nil
 	f.linkTasks()
 	f.markProblems()
 	for _, t := range f.Tasks {
@@ -239,11 +275,11 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 	for i, s := range f.Scopes {
 		index[s.ID] = int32(i)
 	}
-	group := make([]int32, len(b.facts))
+	group := make([]int32, b.nfacts)
 	count := make([]int, len(f.Scopes)+1)
 	for _, r := range evidence {
 		g := int32(len(f.Scopes))
-		if s := f.attribute(&b.facts[r], scopes); s != nil {
+		if s := f.attribute(b.fact(r), scopes); s != nil {
 			g = index[s.ID]
 		}
 		group[r] = g
@@ -254,17 +290,24 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 		next[g] = next[g-1] + count[g-1]
 	}
 	start := slices.Clone(next)
-	dest := make([]int32, len(b.facts))
+	dest := make([]int32, b.nfacts)
 	for _, r := range evidence {
 		dest[r] = int32(next[group[r]])
 		next[group[r]]++
 	}
-	group = nil
-	permute(b.facts, dest)
+	group, evidence = nil, nil
+	// One array for all facts; each chunk is let go once copied.
+	facts := make([]Fact, 0, b.nfacts)
+	for i := range b.chunks {
+		facts = append(facts, b.chunks[i]...)
+		b.chunks[i] = nil
+	}
+	b.chunks = nil
+	permute(facts, dest)
 	for g, n := range count {
 		run := []Fact{}
 		if n > 0 {
-			run = b.facts[start[g] : start[g]+n : start[g]+n]
+			run = facts[start[g] : start[g]+n : start[g]+n]
 		}
 		if g < len(f.Scopes) {
 			f.Scopes[g].Facts = run
@@ -272,7 +315,6 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 			f.Unkeyed = run
 		}
 	}
-	b.facts = nil
 	f.collectTitles()
 	return f
 }
