@@ -274,3 +274,40 @@ func (g *gen) taskStart(i int) time.Time {
 	jitter := time.Duration(g.rng.IntN(int(max(step/time.Second, 1)))) * time.Second
 	return base.Add(time.Duration(i)*step + jitter).Truncate(time.Millisecond)
 }
+
+// Cached writes the corpus c into a directory under the system's
+// temporary directory named after c, unless an earlier call (in any
+// process) already did, and returns it. Benchmarks share corpora this
+// way; scripts/bench.sh deletes them.
+func Cached(c Config) (string, error) {
+	if err := c.defaults(); err != nil {
+		return "", err
+	}
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("effectlint-corpus-%s-%dt-%de-%db-%dpf-s%d",
+		c.Format, c.Tasks, c.Events, c.OutputBytes, c.TasksPerFile, c.Seed))
+	done := dir + ".complete"
+	if _, err := os.Stat(done); err == nil {
+		return dir, nil
+	}
+	if err := os.RemoveAll(dir); err != nil && !os.IsNotExist(err) {
+		return "", err
+	}
+	if _, err := Write(dir, c); err != nil {
+		return "", err
+	}
+	return dir, os.WriteFile(done, nil, 0o644)
+}
+
+// BenchConfig is the corpus benchmarks read, sized by the environment:
+// EFFECTLINT_BENCH_TASKS (default 1000), EFFECTLINT_BENCH_EVENTS (50000)
+// and EFFECTLINT_BENCH_OUTPUT_BYTES (2048).
+func BenchConfig(format string) Config {
+	env := func(name string, def int) int {
+		if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+			return v
+		}
+		return def
+	}
+	return Config{Tasks: env("EFFECTLINT_BENCH_TASKS", 1000), Events: env("EFFECTLINT_BENCH_EVENTS", 50000),
+		OutputBytes: env("EFFECTLINT_BENCH_OUTPUT_BYTES", 2048), Format: format, Seed: 1}
+}
