@@ -296,40 +296,59 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 		next[group[r]]++
 	}
 	group, evidence = nil, nil
-	// One array for all facts; each chunk is let go once copied.
-	facts := make([]Fact, 0, b.nfacts)
-	for i := range b.chunks {
-		facts = append(facts, b.chunks[i]...)
-		b.chunks[i] = nil
-	}
-	b.chunks = nil
-	permute(facts, dest)
+	b.permute(dest)
+	dest = nil
 	for g, n := range count {
-		run := []Fact{}
-		if n > 0 {
-			run = facts[start[g] : start[g]+n : start[g]+n]
-		}
+		run := b.run(start[g], n)
 		if g < len(f.Scopes) {
 			f.Scopes[g].Facts = run
 		} else {
 			f.Unkeyed = run
 		}
 	}
+	b.chunks = nil
 	f.collectTitles()
 	return f
 }
 
-// permute moves facts[i] to facts[dest[i]] for every i, in place, by
-// following the cycles of the permutation; dest is used up.
-func permute(facts []Fact, dest []int32) {
-	for i := range facts {
+// permute moves fact i to position dest[i] for every i, in place across
+// the chunks, by following the cycles of the permutation; dest is used up.
+func (b *Builder) permute(dest []int32) {
+	for i := range dest {
 		for dest[i] >= 0 && int(dest[i]) != i {
 			j := dest[i]
-			facts[i], facts[j] = facts[j], facts[i]
+			x, y := b.fact(uint32(i)), b.fact(uint32(j))
+			*x, *y = *y, *x
 			dest[i], dest[j] = dest[j], -1
 		}
 		dest[i] = -1
 	}
+}
+
+// run returns the n facts from position start: a part of one chunk, or,
+// for the few runs that cross from one chunk into the next, a copy. No
+// second array of all facts is ever made.
+func (b *Builder) run(start, n int) []Fact {
+	if n == 0 {
+		return []Fact{}
+	}
+	first, last := start/factChunk, (start+n-1)/factChunk
+	if first == last {
+		off := start % factChunk
+		return b.chunks[first][off : off+n : off+n]
+	}
+	out := make([]Fact, 0, n)
+	for c := first; c <= last; c++ {
+		lo, hi := 0, len(b.chunks[c])
+		if c == first {
+			lo = start % factChunk
+		}
+		if c == last {
+			hi = (start+n-1)%factChunk + 1
+		}
+		out = append(out, b.chunks[c][lo:hi]...)
+	}
+	return out
 }
 
 func formatTS(t time.Time) string { return t.Format(time.RFC3339Nano) }
