@@ -21,40 +21,32 @@ import (
 // as utf8.Valid does) and records where each top-level field is. Long text
 // never reaches gjson: it is replaced by a placeholder of the same type for
 // parseNativeLine, the one place that turns a line into an event, and kept
-// clipped (ClipText). Anything unusual (an escaped or repeated key, deep
+// not kept (ClipText). Anything unusual (an escaped or repeated key, deep
 // nesting, any invalid byte) goes to the slow path, which gives the same
 // event or the exact problem; TestNativeFastPath_SameAsSlowPath and
 // FuzzNativeFastPath hold the two paths to the same result.
 
-// MaxTextBytes is the longest free text kept whole in an event: a `detail`
-// or a field SPEC §3 does not name (tool output, screen text). Longer text
-// is clipped to its first 64 bytes and its length (ClipText), so memory
-// follows the number of events, not the bytes of the logs.
+// MaxTextBytes is the longest free text kept in an event: a `detail` or a
+// field SPEC §3 does not name (tool output, screen text). Short text (a
+// status, an exit reason) is kept as it is; longer text is transcript text
+// and is not kept at all, only its length (ClipText), so memory follows the
+// number of events, not the bytes of the logs.
 const MaxTextBytes = 128
 
-const clipKeep = 64
-
-// ClipText returns s, or when it is longer than MaxTextBytes its first 64
-// bytes (whole characters) followed by "… [N bytes]".
+// ClipText returns s when it is at most MaxTextBytes long, else
+// "[N bytes not kept]".
 func ClipText(s string) string {
 	if len(s) <= MaxTextBytes {
 		return s
 	}
-	return clipWith(s[:clipKeep+utf8.UTFMax], len(s))
+	return notKept(len(s))
 }
 
-// clipWith clips a text of total bytes of which prefix (at least 68
-// bytes) is known.
-func clipWith(prefix string, total int) string {
-	cut := clipKeep
-	for cut > 0 && !utf8.RuneStart(prefix[cut]) {
-		cut--
-	}
-	b := make([]byte, 0, cut+24)
-	b = append(b, prefix[:cut]...)
-	b = append(b, "… ["...)
-	b = strconv.AppendInt(b, int64(total), 10)
-	return string(append(b, " bytes]"...))
+func notKept(n int) string {
+	b := make([]byte, 0, 32)
+	b = append(b, '[')
+	b = strconv.AppendInt(b, int64(n), 10)
+	return string(append(b, " bytes not kept]"...))
 }
 
 // specFields are the extra fields SPEC §3 names; their values are kept
@@ -213,8 +205,8 @@ func cloneValue(v any) any {
 	return v
 }
 
-// longText is the clipped value of a long string field, unescaped only as
-// far as the clip keeps.
+// longText is the clipped value of a long string field: its length
+// counted from the escapes, unescaped only when it is short after all.
 func longText(s *span) string {
 	raw := s.val[1 : len(s.val)-1]
 	if s.uesc {
@@ -226,7 +218,7 @@ func longText(s *span) string {
 	if total <= MaxTextBytes {
 		return unescapeSimple(raw, total)
 	}
-	return clipWith(unescapeSimple(raw, clipKeep+utf8.UTFMax), total)
+	return notKept(total)
 }
 
 // unescapeSimple unescapes the first n bytes of a string without \u.
