@@ -154,6 +154,14 @@ func (t textRenderer) Analyze(w io.Writer, r *Report) error {
 	for i, k := range r.Keys {
 		b.WriteString("\n")
 		t.keyScope(&b, st, width, i+1, k, r.timeline(k, idx))
+		// A month of history has thousands of key scopes: write them as
+		// they come (at line ends, so trimming is the same).
+		if b.Len() > 256<<10 && strings.HasSuffix(b.String(), "\n") {
+			if _, err := io.WriteString(w, trimLines(b.String())); err != nil {
+				return err
+			}
+			b.Reset()
+		}
 	}
 	b.WriteString("\n")
 	t.findings(&b, st, width, r)
