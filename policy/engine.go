@@ -559,6 +559,8 @@ func evalBindings(ctx context.Context, pq rego.PreparedEvalQuery, in ast.Value) 
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrTimeout, err)
 	}
+	ctx, cancel := evalContext(ctx)
+	defer cancel()
 	rs, err := pq.Eval(ctx, rego.EvalParsedInput(in))
 	if err != nil {
 		return nil, evalError(err)

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -137,6 +138,24 @@ func checkInput(f *analyzer.Facts) ast.Value {
 	return p.value()
 }
 
+type evalTimeoutKey struct{}
+
+// EachEvaluationWithin bounds every evaluation started under the returned
+// context by d (0: no bound): each group of key scopes, the document
+// without scopes, users' rules. A history grows by adding groups, so a
+// bound on the whole would fail large histories; a rule that loops still
+// fails in its first group.
+func EachEvaluationWithin(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, evalTimeoutKey{}, d)
+}
+
+func evalContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d, ok := ctx.Value(evalTimeoutKey{}).(time.Duration); ok && d > 0 {
+		return context.WithTimeout(ctx, d)
+	}
+	return context.WithCancel(ctx)
+}
+
 type partResult struct {
 	scopes   []ScopeVerdict
 	findings []any
@@ -219,6 +238,8 @@ func (e *Engine) evalPart(ctx context.Context, p part) partResult {
 	if err := ctx.Err(); err != nil {
 		return partResult{err: fmt.Errorf("%w: %v", ErrTimeout, err)}
 	}
+	ctx, cancel := evalContext(ctx)
+	defer cancel()
 	rs, err := e.analyze.Eval(ctx, rego.EvalParsedInput(p.value()))
 	if err != nil {
 		return partResult{err: evalError(err)}
