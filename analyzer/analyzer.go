@@ -118,7 +118,8 @@ func (b *Builder) source(s string) uint8 {
 // time (Seq, Segment), which Build gives.
 func newFact(e *transcripts.Event) Fact {
 	fact := Fact{TS: formatTS(e.TS), Task: e.Task, Type: e.Type, At: Pointer{e.File, e.Line}}
-	var extra map[string]any
+	var buf [8]string
+	extra := buf[:0] // the keys of the fields that stay fields
 	for k, v := range e.Fields {
 		switch k {
 		case "intent":
@@ -140,14 +141,11 @@ func newFact(e *transcripts.Event) Fact {
 			}
 			fallthrough
 		default:
-			if extra == nil {
-				extra = make(map[string]any, len(e.Fields))
-			}
-			extra[k] = v
+			extra = append(extra, k)
 		}
 	}
 	if len(extra) > 0 {
-		fact.Fields = NewFields(extra)
+		fact.Fields = fieldsOf(e.Fields, extra)
 	}
 	return fact
 }

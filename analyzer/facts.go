@@ -200,10 +200,24 @@ type Fields string
 // escapes). Flat objects, the common case, are written here without
 // reflection; anything nested goes through encoding/json.
 func NewFields(fields map[string]any) Fields {
-	if b, ok := appendFlat(make([]byte, 0, 64), fields); ok {
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	return fieldsOf(fields, keys)
+}
+
+// fieldsOf encodes the fields of m named by keys (which it sorts).
+func fieldsOf(m map[string]any, keys []string) Fields {
+	slices.Sort(keys)
+	if b, ok := appendFlat(make([]byte, 0, 64), m, keys); ok {
 		return Fields(b)
 	}
-	b, err := json.Marshal(fields)
+	sub := make(map[string]any, len(keys))
+	for _, k := range keys {
+		sub[k] = m[k]
+	}
+	b, err := json.Marshal(sub)
 	if err != nil {
 		// Readers decode JSON, so this cannot happen; keep the
 		// reason rather than lose the fields silently.
@@ -212,12 +226,9 @@ func NewFields(fields map[string]any) Fields {
 	return Fields(b)
 }
 
-func appendFlat(dst []byte, m map[string]any) ([]byte, bool) {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+// appendFlat writes the flat object of m's keys (sorted), or reports that
+// a value is not flat.
+func appendFlat(dst []byte, m map[string]any, keys []string) ([]byte, bool) {
 	dst = append(dst, '{')
 	for i, k := range keys {
 		if i > 0 {
