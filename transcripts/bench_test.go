@@ -1,16 +1,12 @@
 package transcripts
 
 import (
-	"bufio"
-	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/effectlint/effectlint/internal/bench"
 	"github.com/effectlint/effectlint/internal/corpus"
 )
 
@@ -62,54 +58,20 @@ func BenchmarkRead(b *testing.B) {
 	}
 }
 
-// BenchmarkGJSONScan is the bare scan analyze is measured against: read
-// every native file line by line and extract, with gjson, every top-level
-// field of every line (the fields the native reader extracts), in one
-// ForEach per line. No validation, no events, one goroutine.
+// BenchmarkGJSONScan is the bare scan analyze is measured against
+// (internal/bench.GJSONScan): every line of every native file, every
+// top-level field extracted with one gjson ForEach, one goroutine.
 func BenchmarkGJSONScan(b *testing.B) {
 	_, files, size := benchCorpus(b, corpus.Native)
 	b.SetBytes(size)
 	b.ResetTimer()
 	for b.Loop() {
-		fields, sink := gjsonScan(b, files)
+		fields, sink, err := bench.GJSONScan(files)
+		if err != nil {
+			b.Fatal(err)
+		}
 		if fields == 0 || sink == 0 {
 			b.Fatal("nothing scanned")
 		}
 	}
-}
-
-func gjsonScan(b *testing.B, files []string) (fields, sink int) {
-	for _, p := range files {
-		f, err := os.Open(p)
-		if err != nil {
-			b.Fatal(err)
-		}
-		r := bufio.NewReaderSize(f, 1<<20)
-		var long []byte
-		for {
-			line, err := r.ReadSlice('\n')
-			if errors.Is(err, bufio.ErrBufferFull) {
-				long = append(long, line...)
-				continue
-			}
-			if long != nil {
-				line, long = append(long, line...), nil
-			}
-			if len(line) > 0 {
-				gjson.ParseBytes(line).ForEach(func(k, v gjson.Result) bool {
-					fields++
-					sink += len(k.Str) + len(v.Str) + len(v.Raw)
-					return true
-				})
-			}
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-		}
-		f.Close()
-	}
-	return fields, sink
 }
