@@ -158,7 +158,7 @@ scope_tasks(s) := [input.tasks[id] | some id in s.tasks]
 scopes := [{
 	"id": s.id,
 	"state": state_of(s.facts, scope_tasks(s)),
-	"classes": [class(f) | some f in s.facts],
+	"classes": [fact_class(f) | some f in s.facts],
 } |
 	some s in input.scopes
 ]
@@ -191,9 +191,9 @@ severity_of(chain) := sev if {
 # with one provider token are one unit (the provider deduplicates them); a
 # crossing episode (task, segment) without a submission is one unit.
 unit_pairs(facts) := [[u, f] |
-	sub_episodes := {[g.task, g.segment] | some g in facts; submission(g)}
+	sub_episodes := {[g.task, g.segment] | some g in facts; g.type in {"send_fired", "request_sent"}}
 	some f in facts
-	crossing(f)
+	f.type in {"picker_accepted", "send_fired", "request_sent", "outgoing_item_seen", "readback", "response"}
 	u := unit_of(f, sub_episodes)
 ]
 
@@ -240,9 +240,9 @@ duplicate_delivery contains f if {
 #   severity: info
 provider_deduplicated contains f if {
 	some s in input.scopes
-	tokens := {g.idempotency_token | some g in s.facts; submission(g); has_token(g)}
+	tokens := {g.idempotency_token | some g in s.facts; g.type in {"send_fired", "request_sent"}; has_token(g)}
 	some token in tokens
-	subs := [g | some g in s.facts; submission(g); g.idempotency_token == token]
+	subs := [g | some g in s.facts; g.idempotency_token == token; submission(g)]
 	count(subs) >= 2
 	f := finding("PROVIDER_DEDUPLICATED", rego.metadata.chain(), s, subs[1].task,
 		sprintf("%d submissions carried the provider idempotency token %q", [count(subs), token]),
@@ -251,9 +251,9 @@ provider_deduplicated contains f if {
 
 # Crossing episodes of a scope with the first crossing of each.
 episode_firsts(facts) := [first |
-	episodes := {[g.task, g.segment] | some g in facts; crossing(g)}
+	crossings := crossings_of(facts); episodes := {[g.task, g.segment] | some g in crossings}
 	some e in episodes
-	first := [g | some g in facts; crossing(g); g.task == e[0]; g.segment == e[1]][0]
+	first := [g | some g in crossings; g.task == e[0]; g.segment == e[1]][0]
 ]
 
 # METADATA
@@ -298,14 +298,14 @@ else := sprintf("task %s's", [prior.task])
 #   severity: critical
 ignored_gate_stop contains f if {
 	some s in input.scopes
-	some c in s.facts
-	crossing(c)
-	checks := [g | some g in s.facts; g.type == "gate_check"; g.task == c.task; g.seq < c.seq]
+	crossings := crossings_of(s.facts); gate_checks := gate_checks_of(s.facts)
+	some c in crossings
+	checks := [g | some g in gate_checks; g.task == c.task; g.seq < c.seq]
 	count(checks) > 0
 	last := checks[count(checks) - 1]
 	last.decision != "allow"
 	# Report each ignored stop once, at the first crossing after it.
-	not crossed_between(s.facts, c.task, last.seq, c.seq)
+	not crossed_between(crossings, c.task, last.seq, c.seq)
 	f := finding("IGNORED_GATE_STOP", rego.metadata.chain(), s, c.task,
 		sprintf("task %s crossed (%s) after its %s check said stop", [c.task, c.type, last.checkpoint]),
 		[last, c])
@@ -314,9 +314,9 @@ ignored_gate_stop contains f if {
 crossed_between(facts, task, from, to) if {
 	some g in facts
 	g.task == task
-	crossing(g)
 	g.seq > from
 	g.seq < to
+	crossing(g)
 }
 
 # METADATA
@@ -329,13 +329,13 @@ crossed_between(facts, task, from, to) if {
 #   severity: high
 stale_gate_decision contains f if {
 	some s in input.scopes
-	some c in s.facts
-	cp := checkpoint_of(c)
+	crossings := crossings_of(s.facts); some c in crossings
+	c.type in {"picker_accepted", "send_fired", "request_sent"}; cp := checkpoint_of(c)
 	process_judged(c.task)
-	allows := [g | some g in s.facts; g.task == c.task; g.segment == c.segment; g.seq < c.seq; allowing_check(g, cp)]
+	allows := [g | some g in gate_checks_of(s.facts); g.task == c.task; g.segment == c.segment; g.seq < c.seq; allowing_check(g, cp)]
 	count(allows) > 0
 	allow := allows[count(allows) - 1]
-	races := [x | some x in s.facts; crossing(x); x.task != c.task; x.seq > allow.seq; x.seq < c.seq]
+	races := [x | some x in crossings; x.task != c.task; x.seq > allow.seq; x.seq < c.seq]
 	count(races) > 0
 	f := finding("STALE_GATE_DECISION", rego.metadata.chain(), s, c.task,
 		sprintf("task %s used a %s allow from %s after task %s crossed at %s", [c.task, cp, allow.ts, races[0].task, races[0].ts]),
@@ -352,10 +352,10 @@ stale_gate_decision contains f if {
 #   severity: high
 unchecked_crossing contains f if {
 	some s in input.scopes
-	some c in s.facts
+	some c in s.facts; c.type in {"picker_accepted", "send_fired", "request_sent"}
 	cp := checkpoint_of(c)
 	process_judged(c.task)
-	not checked_before(s.facts, c, cp)
+	not checked_before(gate_checks_of(s.facts), c, cp)
 	f := finding("UNCHECKED_CROSSING", rego.metadata.chain(), s, c.task,
 		sprintf("task %s: %s with no allowing %s check earlier in the segment", [c.task, c.type, cp]),
 		[c])
@@ -459,6 +459,7 @@ contradicts_not_sent(g, before) if unresolved_approach(g, before)
 
 confirmed_before(facts, l) if {
 	some g in facts
+	g.type in {"readback", "response"}
 	g.seq < l.seq
 	confirmation(g)
 	its_evidence(l.task, g)
@@ -795,3 +796,35 @@ gate := {
 reasons := [r | some r in stop] if count(stop) > 0
 
 else := [{"order": 0, "rule": allow_reason, "message": allow_message, "evidence": []}]
+
+# ---------------------------------------------------------------------------
+# Helpers for speed (appended so that every rule above keeps its line, which
+# reports cite). A month of history is millions of facts, most of which no
+# rule looks at twice; OPA evaluates a function call for every fact a scan
+# meets, which costs several times an inline test. So scans test a fact's
+# type first with a set literal (the types the predicate after it can hold
+# for), the rules that compare each crossing with the scope's other facts
+# list the scope's crossings and gate checks once, and the classes come
+# from a table. policy/testdata/rules-reference.rego is these rules written
+# plainly; policy/reference_test.go holds both to the same decisions.
+
+# The crossings of a list of facts, in order: crossing(f) holds exactly
+# for these types.
+crossings_of(facts) := [f | some f in facts; f.type in {"picker_accepted", "send_fired", "request_sent", "outgoing_item_seen", "readback", "response"}]
+
+gate_checks_of(facts) := [f | some f in facts; f.type == "gate_check"]
+
+# fact_class(f) == class(f) for every fact: most types decide the class
+# alone; the others go through class.
+fact_class(f) := c if {
+	c := class_of_type[f.type]
+} else := class(f) if {
+	f.type in {"readback", "response", "gate_check"}
+} else := "other"
+
+class_of_type := {
+	"picker_accepted": "crossing", "send_fired": "crossing", "request_sent": "crossing",
+	"outgoing_item_seen": "crossing", "ui_changed": "uncertainty", "timeout": "uncertainty",
+	"response_lost": "uncertainty", "failure_shown": "uncertainty", "interrupted": "uncertainty",
+	"picker_opened": "approach", "picker_dismissed": "retreat", "status": "label",
+}

@@ -5,9 +5,12 @@
 package analyzer
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/effectlint/effectlint/transcripts"
@@ -22,10 +25,51 @@ var taskEvents = map[string]bool{
 
 // Builder collects events and builds Facts. Use New, Add every event, then
 // Build once.
+//
+// A month of logs is millions of events, so the Builder keeps little per
+// event: evidence becomes its Fact when it is added (extra fields as JSON
+// text, transcript text already clipped by the readers) and is never
+// copied again: Build orders an index, then moves the facts in place so
+// that each key scope's facts are one run of a single array.
 type Builder struct {
-	events []transcripts.Event
-	hashes map[string]hashResult
+	chunks  [][]Fact // facts in input order, factChunk per chunk (no regrowth)
+	nfacts  int
+	factAt  []stamp
+	factSrc []uint8
+	lives   []lifecycle
+	order   []uint32 // every event in input order: a fact, or a lifecycle event (lifeBit)
+	sources []string
+	hashes  map[string]hashResult
 }
+
+const factChunk = 4096
+
+// stamp is a time as the order of events needs it, without a pointer (a
+// time.Time holds its location): a month of events is millions of them.
+type stamp struct {
+	sec  int64
+	nsec int32
+}
+
+func stampOf(t time.Time) stamp { return stamp{t.Unix(), int32(t.Nanosecond())} }
+
+func (s stamp) compare(o stamp) int {
+	if c := cmp.Compare(s.sec, o.sec); c != 0 {
+		return c
+	}
+	return cmp.Compare(s.nsec, o.nsec)
+}
+
+func (s stamp) time() time.Time { return time.Unix(s.sec, int64(s.nsec)) }
+
+// lifecycle is an event that shapes a task (taskEvents): it is read by
+// Build, not kept as a fact.
+type lifecycle struct {
+	e   transcripts.Event
+	src uint8
+}
+
+const lifeBit = 1 << 31
 
 type hashResult struct {
 	sum string
@@ -36,7 +80,78 @@ type hashResult struct {
 func New() *Builder { return &Builder{hashes: map[string]hashResult{}} }
 
 // Add records one event. Events may come in any order; Build orders them.
-func (b *Builder) Add(e transcripts.Event) { b.events = append(b.events, e) }
+func (b *Builder) Add(e transcripts.Event) {
+	src := b.source(e.Source)
+	if taskEvents[e.Type] {
+		b.order = append(b.order, uint32(len(b.lives))|lifeBit)
+		b.lives = append(b.lives, lifecycle{e: e, src: src})
+		return
+	}
+	if b.nfacts%factChunk == 0 {
+		b.chunks = append(b.chunks, make([]Fact, 0, factChunk))
+	}
+	b.order = append(b.order, uint32(b.nfacts))
+	c := &b.chunks[len(b.chunks)-1]
+	*c = append(*c, newFact(&e))
+	b.nfacts++
+	b.factAt = append(b.factAt, stampOf(e.TS))
+	b.factSrc = append(b.factSrc, src)
+}
+
+// fact is the i-th fact added.
+func (b *Builder) fact(i uint32) *Fact { return &b.chunks[i/factChunk][i%factChunk] }
+
+func (b *Builder) source(s string) uint8 {
+	for i, x := range b.sources {
+		if x == s {
+			return uint8(i)
+		}
+	}
+	if len(b.sources) == 255 {
+		panic("analyzer: more than 255 source formats")
+	}
+	b.sources = append(b.sources, s)
+	return uint8(len(b.sources) - 1)
+}
+
+// newFact turns an evidence event into its fact, without its place in
+// time (Seq, Segment), which Build gives.
+func newFact(e *transcripts.Event) Fact {
+	fact := Fact{TS: formatTS(e.TS), Task: e.Task, Type: e.Type, At: Pointer{e.File, e.Line}}
+	var buf [8]string
+	extra := buf[:0] // the keys of the fields that stay fields
+	for k, v := range e.Fields {
+		switch k {
+		case "intent":
+			fact.Intent, _ = v.(string)
+		case "checkpoint":
+			fact.Checkpoint, _ = v.(string)
+		case "decision":
+			fact.Decision, _ = v.(string)
+		case "result":
+			fact.Result, _ = v.(string)
+		case "label":
+			fact.Label, _ = v.(string)
+		case "idempotency_token":
+			fact.IdempotencyToken, _ = v.(string)
+		case "ok":
+			if ok, isBool := v.(bool); isBool {
+				fact.OK = &ok
+				continue
+			}
+			fallthrough
+		default:
+			extra = append(extra, k)
+		}
+	}
+	if len(extra) > 0 {
+		fact.Fields = fieldsOf(e.Fields, extra)
+	}
+	return fact
+}
+
+// str is a lifecycle event's string field.
+func (l *lifecycle) str(name string) string { return l.e.Str(name) }
 
 // Build orders the events (by time; ties by task id, then input order, and
 // inputs are read in path order) and derives the facts.
@@ -44,12 +159,23 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 	// Ties between tasks break by task id, so that splitting the same
 	// events over files differently cannot change the order; one task's
 	// tied events keep their input order (stable sort).
-	sort.SliceStable(b.events, func(i, j int) bool {
-		a, c := &b.events[i], &b.events[j]
-		if !a.TS.Equal(c.TS) {
-			return a.TS.Before(c.TS)
+	lifeAt := make([]stamp, len(b.lives))
+	for i := range b.lives {
+		lifeAt[i] = stampOf(b.lives[i].e.TS)
+	}
+	at := func(r uint32) (stamp, string) {
+		if r&lifeBit != 0 {
+			return lifeAt[r&^lifeBit], b.lives[r&^lifeBit].e.Task
 		}
-		return a.Task < c.Task
+		return b.factAt[r], b.fact(r).Task
+	}
+	slices.SortStableFunc(b.order, func(x, y uint32) int {
+		tx, kx := at(x)
+		ty, ky := at(y)
+		if c := tx.compare(ty); c != 0 {
+			return c
+		}
+		return strings.Compare(kx, ky)
 	})
 	f := &Facts{
 		Version: FactsVersion, Inputs: read.Inputs, Skipped: read.Skipped,
@@ -63,23 +189,41 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 	if f.Skipped == nil {
 		f.Skipped = []string{}
 	}
-	var evidence []int // indexes of evidence events, in order
-	segmentOf := make([]int, len(b.events))
-	for seq := range b.events {
-		e := &b.events[seq]
-		t := f.task(e.Task)
-		if !t.History {
-			t.History, t.startSeq, t.startTime, t.StartTS = true, seq, e.TS, formatTS(e.TS)
-			t.Start, t.Source = Pointer{e.File, e.Line}, e.Source
+	evidence := make([]uint32, 0, b.nfacts) // facts, in order
+	for seq, r := range b.order {
+		ts, id := at(r)
+		t := f.task(id)
+		var file, tsText string
+		var line int
+		var src uint8
+		if r&lifeBit != 0 {
+			l := &b.lives[r&^lifeBit]
+			file, line, src = l.e.File, l.e.Line, l.src
+		} else {
+			fact := b.fact(r)
+			file, line, src, tsText = fact.At.File, fact.At.Line, b.factSrc[r], fact.TS
+			fact.Seq, fact.Segment = seq, t.Segment
+			evidence = append(evidence, r)
 		}
-		t.Gated = t.Gated || e.Type == "gate_check"
-		t.files[e.File] = true
-		segmentOf[seq] = t.Segment
+		if !t.History {
+			if tsText == "" {
+				tsText = formatTS(b.lives[r&^lifeBit].e.TS)
+			}
+			t.History, t.startSeq, t.startTime, t.StartTS = true, seq, ts.time(), tsText
+			t.Start, t.Source = Pointer{file, line}, b.sources[src]
+		}
+		t.files[file] = true
+		if r&lifeBit == 0 {
+			t.Gated = t.Gated || b.fact(r).Type == "gate_check"
+			continue
+		}
+		l := &b.lives[r&^lifeBit]
+		e := &l.e
 		switch e.Type {
 		case "task_started":
 			if t.Relation == "" {
-				t.Relation, t.Resumes = e.Str("relation"), e.Str("resumes")
-				if p := e.Str("parent"); p != "" {
+				t.Relation, t.Resumes = l.str("relation"), l.str("resumes")
+				if p := l.str("parent"); p != "" {
 					t.Parent = p
 				}
 				if t.Relation == "" {
@@ -93,7 +237,7 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 				}
 			}
 		case "task_spawned":
-			if c := e.Str("child"); c != "" {
+			if c := l.str("child"); c != "" {
 				ct := f.task(c)
 				if ct.Parent == "" {
 					ct.Parent = e.Task
@@ -101,19 +245,18 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 				ct.ReferencedAt = append(ct.ReferencedAt, Pointer{e.File, e.Line})
 			}
 		case "task_ended":
-			t.Ended, t.Status, t.endSeq = true, e.Str("status"), seq
+			t.Ended, t.Status, t.endSeq = true, l.str("status"), seq
 		case "interrupted":
 			t.Segment++
 			t.Interruptions = append(t.Interruptions, Interruption{Seq: seq, TS: formatTS(e.TS),
-				Reason: e.Str("reason"), Segment: t.Segment, At: Pointer{e.File, e.Line}})
+				Reason: l.str("reason"), Segment: t.Segment, At: Pointer{e.File, e.Line}})
 		case "intent":
 			t.Intents = append(t.Intents, b.intent(e, seq, len(t.Intents)))
 		case "authorization":
 			f.Authorizations = append(f.Authorizations, b.authorization(e, seq))
-		default:
-			evidence = append(evidence, seq)
 		}
 	}
+	b.lives, b.order, b.factAt, b.factSrc, lifeAt = nil, nil, nil, nil, nil
 	f.linkTasks()
 	f.markProblems()
 	for _, t := range f.Tasks {
@@ -124,11 +267,87 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 	}
 	f.rankTasks()
 	scopes := f.openScopes()
-	for _, seq := range evidence {
-		f.attribute(&b.events[seq], seq, segmentOf[seq], scopes)
+	// Each fact goes to its key scope (or to the unkeyed ones, group
+	// len(f.Scopes)); the facts then move, in place, into one run per
+	// group, in order.
+	index := make(map[string]int32, len(f.Scopes))
+	for i, s := range f.Scopes {
+		index[s.ID] = int32(i)
 	}
+	group := make([]int32, b.nfacts)
+	count := make([]int, len(f.Scopes)+1)
+	for _, r := range evidence {
+		g := int32(len(f.Scopes))
+		if s := f.attribute(b.fact(r), scopes); s != nil {
+			g = index[s.ID]
+		}
+		group[r] = g
+		count[g]++
+	}
+	next := make([]int, len(count))
+	for g := 1; g < len(count); g++ {
+		next[g] = next[g-1] + count[g-1]
+	}
+	start := slices.Clone(next)
+	dest := make([]int32, b.nfacts)
+	for _, r := range evidence {
+		dest[r] = int32(next[group[r]])
+		next[group[r]]++
+	}
+	group, evidence = nil, nil
+	b.permute(dest)
+	dest = nil
+	for g, n := range count {
+		run := b.run(start[g], n)
+		if g < len(f.Scopes) {
+			f.Scopes[g].Facts = run
+		} else {
+			f.Unkeyed = run
+		}
+	}
+	b.chunks = nil
 	f.collectTitles()
 	return f
+}
+
+// permute moves fact i to position dest[i] for every i, in place across
+// the chunks, by following the cycles of the permutation; dest is used up.
+func (b *Builder) permute(dest []int32) {
+	for i := range dest {
+		for dest[i] >= 0 && int(dest[i]) != i {
+			j := dest[i]
+			x, y := b.fact(uint32(i)), b.fact(uint32(j))
+			*x, *y = *y, *x
+			dest[i], dest[j] = dest[j], -1
+		}
+		dest[i] = -1
+	}
+}
+
+// run returns the n facts from position start: a part of one chunk, or,
+// for the few runs that cross from one chunk into the next, a copy. No
+// second array of all facts is ever made.
+func (b *Builder) run(start, n int) []Fact {
+	if n == 0 {
+		return []Fact{}
+	}
+	first, last := start/factChunk, (start+n-1)/factChunk
+	if first == last {
+		off := start % factChunk
+		return b.chunks[first][off : off+n : off+n]
+	}
+	out := make([]Fact, 0, n)
+	for c := first; c <= last; c++ {
+		lo, hi := 0, len(b.chunks[c])
+		if c == first {
+			lo = start % factChunk
+		}
+		if c == last {
+			hi = (start+n-1)%factChunk + 1
+		}
+		out = append(out, b.chunks[c][lo:hi]...)
+	}
+	return out
 }
 
 func formatTS(t time.Time) string { return t.Format(time.RFC3339Nano) }
@@ -342,53 +561,23 @@ func (b *Builder) eventKey(e *transcripts.Event) (Key, error) {
 	return NewKey(d, sha)
 }
 
-// attribute ties one evidence event to an intent's key scope (SPEC §3: the
-// named intent, else the task's latest intent, else the inherited one).
-func (f *Facts) attribute(e *transcripts.Event, seq, segment int, scopes map[string]*Scope) {
-	t := f.Tasks[e.Task]
-	fact := Fact{Seq: seq, TS: formatTS(e.TS), Task: e.Task, Type: e.Type, Segment: segment,
-		At: Pointer{e.File, e.Line}, Fields: map[string]any{}}
-	fact.SegmentEnded = segment < t.Segment || t.Ended || t.SupersededBy != ""
-	for k, v := range e.Fields {
-		switch k {
-		case "intent":
-			fact.Intent, _ = v.(string)
-		case "checkpoint":
-			fact.Checkpoint, _ = v.(string)
-		case "decision":
-			fact.Decision, _ = v.(string)
-		case "result":
-			fact.Result, _ = v.(string)
-		case "label":
-			fact.Label, _ = v.(string)
-		case "idempotency_token":
-			fact.IdempotencyToken, _ = v.(string)
-		case "ok":
-			if ok, isBool := v.(bool); isBool {
-				fact.OK = &ok
-			} else {
-				fact.Fields[k] = v
-			}
-		default:
-			fact.Fields[k] = v
-		}
-	}
-	if len(fact.Fields) == 0 {
-		fact.Fields = nil
-	}
-	in, why := f.intentFor(t, fact.Intent, seq)
+// attribute ties one fact to an intent's key scope (SPEC §3: the named
+// intent, else the task's latest intent, else the inherited one). It
+// returns nil for a fact tied to no key.
+func (f *Facts) attribute(fact *Fact, scopes map[string]*Scope) *Scope {
+	t := f.Tasks[fact.Task]
+	fact.SegmentEnded = fact.Segment < t.Segment || t.Ended || t.SupersededBy != ""
+	in, why := f.intentFor(t, fact.Intent, fact.Seq)
 	if in == nil || in.KeyError != "" {
 		if in != nil {
 			why = "intent " + in.ID + " has no key: " + in.KeyError
 		}
 		fact.UnkeyedBecause = why
 		t.KeyUnknown = true
-		f.Unkeyed = append(f.Unkeyed, fact)
-		return
+		return nil
 	}
 	fact.Intent = in.ID
-	s := scopes[in.ScopeID]
-	s.Facts = append(s.Facts, fact)
+	return scopes[in.ScopeID]
 }
 
 func (f *Facts) intentFor(t *Task, named string, seq int) (*Intent, string) {

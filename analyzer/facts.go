@@ -1,7 +1,13 @@
 package analyzer
 
 import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/effectlint/effectlint/transcripts"
 )
@@ -179,13 +185,213 @@ type Fact struct {
 	// Unkeyed facts say why no key could be tied to them.
 	UnkeyedBecause string `json:"unkeyed_because,omitempty"`
 
-	Checkpoint       string         `json:"checkpoint,omitempty"`
-	Decision         string         `json:"decision,omitempty"`
-	Result           string         `json:"result,omitempty"`
-	Label            string         `json:"label,omitempty"`
-	OK               *bool          `json:"ok,omitempty"`
-	IdempotencyToken string         `json:"idempotency_token,omitempty"`
-	Fields           map[string]any `json:"fields,omitempty"`
+	Checkpoint       string `json:"checkpoint,omitempty"`
+	Decision         string `json:"decision,omitempty"`
+	Result           string `json:"result,omitempty"`
+	Label            string `json:"label,omitempty"`
+	OK               *bool  `json:"ok,omitempty"`
+	IdempotencyToken string `json:"idempotency_token,omitempty"`
+	// Fields holds the event's other fields (SPEC §3: kept and passed to
+	// policy), as a JSON object.
+	Fields Fields `json:"fields,omitempty"`
+}
+
+// Fields is a JSON object held as its text: most facts have none, and text
+// is far smaller than maps of boxed values. "" means no fields.
+type Fields string
+
+// NewFields encodes fields as encoding/json does (keys sorted, the same
+// escapes). Flat objects, the common case, are written here without
+// reflection; anything nested goes through encoding/json.
+func NewFields(fields map[string]any) Fields {
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	return fieldsOf(fields, keys)
+}
+
+// fieldsOf encodes the fields of m named by keys (which it sorts).
+func fieldsOf(m map[string]any, keys []string) Fields {
+	slices.Sort(keys)
+	if b, ok := appendFlat(make([]byte, 0, 64), m, keys); ok {
+		return Fields(b)
+	}
+	sub := make(map[string]any, len(keys))
+	for _, k := range keys {
+		sub[k] = m[k]
+	}
+	b, err := json.Marshal(sub)
+	if err != nil {
+		// Readers decode JSON, so this cannot happen; keep the
+		// reason rather than lose the fields silently.
+		b, _ = json.Marshal(map[string]string{"unencodable_fields": err.Error()})
+	}
+	return Fields(b)
+}
+
+// appendFlat writes the flat object of m's keys (sorted), or reports that
+// a value is not flat.
+func appendFlat(dst []byte, m map[string]any, keys []string) ([]byte, bool) {
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(dst, k)
+		dst = append(dst, ':')
+		switch v := m[k].(type) {
+		case string:
+			dst = appendJSONString(dst, v)
+		case json.Number:
+			if !validNumber(string(v)) {
+				return nil, false
+			}
+			dst = append(dst, v...)
+		case bool:
+			dst = strconv.AppendBool(dst, v)
+		case nil:
+			dst = append(dst, "null"...)
+		default:
+			return nil, false
+		}
+	}
+	return append(dst, '}'), true
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString is encoding/json's string encoding with HTML escaping.
+func appendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// validNumber is encoding/json's check of a json.Number.
+func validNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s[0] == '-' {
+		s = s[1:]
+		if s == "" {
+			return false
+		}
+	}
+	digits := func() {
+		for s != "" && '0' <= s[0] && s[0] <= '9' {
+			s = s[1:]
+		}
+	}
+	switch {
+	case s[0] == '0':
+		s = s[1:]
+	case '1' <= s[0] && s[0] <= '9':
+		digits()
+	default:
+		return false
+	}
+	if len(s) >= 2 && s[0] == '.' && '0' <= s[1] && s[1] <= '9' {
+		s = s[2:]
+		digits()
+	}
+	if len(s) >= 2 && (s[0] == 'e' || s[0] == 'E') {
+		s = s[1:]
+		if s[0] == '+' || s[0] == '-' {
+			s = s[1:]
+			if s == "" {
+				return false
+			}
+		}
+		if s[0] < '0' || s[0] > '9' {
+			return false
+		}
+		digits()
+	}
+	return s == ""
+}
+
+// MarshalJSON writes the object as it is.
+func (f Fields) MarshalJSON() ([]byte, error) {
+	if f == "" {
+		return []byte("null"), nil
+	}
+	return []byte(f), nil
+}
+
+// UnmarshalJSON keeps the object's text, so that the output of `effectlint
+// facts` decodes back into Facts (tests, tools built on effectlint).
+func (f *Fields) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*f = ""
+		return nil
+	}
+	var c bytes.Buffer
+	if err := json.Compact(&c, b); err != nil {
+		return err
+	}
+	*f = Fields(c.String())
+	return nil
+}
+
+// Map decodes the fields (nil when there are none).
+func (f Fields) Map() map[string]any {
+	if f == "" {
+		return nil
+	}
+	var m map[string]any
+	d := json.NewDecoder(strings.NewReader(string(f)))
+	d.UseNumber()
+	if d.Decode(&m) != nil {
+		return nil
+	}
+	return m
 }
 
 // Query is the question `check` asks: may Task proceed at Checkpoint?

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -38,9 +39,9 @@ func newAnalyze(env Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx, cancel := p.context()
-			defer cancel()
-			a, err := eng.Analyze(ctx, facts)
+			// --timeout bounds each evaluation (a group of key scopes,
+			// users' rules), not the sum: histories grow by groups.
+			a, err := eng.Analyze(policy.EachEvaluationWithin(context.Background(), p.timeout), facts)
 			if err != nil {
 				return p.evalFailed(err)
 			}

@@ -27,7 +27,7 @@ func (p *policyFlags) register(cmd *cobra.Command) {
 	// StringArray, not StringSlice: a path may hold a comma.
 	cmd.Flags().StringArrayVar(&p.policies, "policy", nil, "extra Rego: a .rego file or a directory of them, packages under effectlint.custom (repeatable)")
 	cmd.Flags().StringArrayVar(&p.data, "data", nil, "extra data for policy: a JSON or YAML file or a directory of them, merged at the root of data (repeatable)")
-	cmd.Flags().DurationVar(&p.timeout, "timeout", DefaultTimeout, "time limit for policy evaluation, e.g. 500ms, 10s (0: no limit)")
+	cmd.Flags().DurationVar(&p.timeout, "timeout", DefaultTimeout, "time limit for policy evaluation, e.g. 500ms, 10s (0: no limit); analyze: for each group of key scopes and for your rules")
 }
 
 // engine compiles the built-in rules with the users' policies and data.

@@ -34,10 +34,12 @@ const CustomPackage = "effectlint.custom"
 type Engine struct {
 	compiler *ast.Compiler
 	store    storage.Store
-	analyze  rego.PreparedEvalQuery
-	check    rego.PreparedEvalQuery
-	rules    []RuleInfo
-	custom   Custom
+	// analyze and check are the built-in rules' queries; analyzeCustom
+	// and checkCustom the users' (nil when they define none).
+	analyze, analyzeCustom *rego.PreparedEvalQuery
+	check, checkCustom     *rego.PreparedEvalQuery
+	rules                  []RuleInfo
+	custom                 Custom
 	// builtinIDs are the finding ids of the built-in rules: user rules may
 	// not reuse them.
 	builtinIDs map[string]bool
@@ -129,19 +131,33 @@ func Compile(ctx context.Context, cfg Config) (*Engine, error) {
 	if err := e.catalog(); err != nil {
 		return nil, err
 	}
-	analyze := "scopes := data.effectlint.scopes; findings := data.effectlint.findings"
+	// The built-in rules are evaluated apart from the users': per group
+	// of key scopes and without extra fields (evaluate.go); users' rules
+	// see the whole document.
+	var analyzeCustom, checkCustom []string
 	for i, c := range e.custom.Finding {
-		analyze += fmt.Sprintf("; custom_%d := %s", i, c.ref.Append(ast.StringTerm("finding")))
+		analyzeCustom = append(analyzeCustom, fmt.Sprintf("custom_%d := %s", i, c.ref.Append(ast.StringTerm("finding"))))
 	}
-	check := "gate := data.effectlint.gate"
 	for i, c := range e.custom.Stop {
-		check += fmt.Sprintf("; custom_%d := %s", i, c.ref.Append(ast.StringTerm("stop")))
+		checkCustom = append(checkCustom, fmt.Sprintf("custom_%d := %s", i, c.ref.Append(ast.StringTerm("stop"))))
 	}
-	if e.analyze, err = e.prepare(ctx, analyze); err != nil {
-		return nil, err
-	}
-	if e.check, err = e.prepare(ctx, check); err != nil {
-		return nil, err
+	for _, q := range []struct {
+		pq    **rego.PreparedEvalQuery
+		query []string
+	}{
+		{&e.analyze, []string{"scopes := data.effectlint.scopes", "findings := data.effectlint.findings"}},
+		{&e.check, []string{"gate := data.effectlint.gate"}},
+		{&e.analyzeCustom, analyzeCustom},
+		{&e.checkCustom, checkCustom},
+	} {
+		if len(q.query) == 0 {
+			continue
+		}
+		pq, err := e.prepare(ctx, strings.Join(q.query, "; "))
+		if err != nil {
+			return nil, err
+		}
+		*q.pq = &pq
 	}
 	return e, nil
 }
@@ -460,19 +476,8 @@ type Gate struct {
 // Analyze decides every key scope's state and the findings, the built-in
 // rules' and the users'.
 func (e *Engine) Analyze(ctx context.Context, f *analyzer.Facts) (*Analysis, error) {
-	in, err := Input(f)
+	out, err := e.analyzeBuiltin(ctx, f)
 	if err != nil {
-		return nil, err
-	}
-	b, err := evalBindings(ctx, e.analyze, in)
-	if err != nil {
-		return nil, err
-	}
-	var out Analysis
-	if err := decode(b, "scopes", &out.Scopes); err != nil {
-		return nil, err
-	}
-	if err := decode(b, "findings", &out.Findings); err != nil {
 		return nil, err
 	}
 	for _, fd := range out.Findings {
@@ -480,15 +485,21 @@ func (e *Engine) Analyze(ctx context.Context, f *analyzer.Facts) (*Analysis, err
 			return nil, fmt.Errorf("policy: rule %s gave severity %q; give the rule a METADATA block with custom.severity (critical, high, medium, low or info)", fd.Rule, fd.Severity)
 		}
 	}
-	for i, c := range e.custom.Finding {
-		fs, err := e.customFindings(c, b[fmt.Sprintf("custom_%d", i)])
+	if e.analyzeCustom != nil {
+		b, err := evalBindings(ctx, *e.analyzeCustom, wholeInput(f))
 		if err != nil {
 			return nil, err
 		}
-		out.Findings = append(out.Findings, fs...)
+		for i, c := range e.custom.Finding {
+			fs, err := e.customFindings(c, b[fmt.Sprintf("custom_%d", i)])
+			if err != nil {
+				return nil, err
+			}
+			out.Findings = append(out.Findings, fs...)
+		}
 	}
 	sort.SliceStable(out.Findings, func(i, j int) bool { return findingLess(out.Findings[i], out.Findings[j]) })
-	return &out, nil
+	return out, nil
 }
 
 // Check decides the gate for f.Query. Any failure is an error; callers
@@ -498,11 +509,7 @@ func (e *Engine) Check(ctx context.Context, f *analyzer.Facts) (*Gate, error) {
 	if f.Query == nil {
 		return nil, fmt.Errorf("policy: check needs a query")
 	}
-	in, err := Input(f)
-	if err != nil {
-		return nil, err
-	}
-	b, err := evalBindings(ctx, e.check, in)
+	b, err := evalBindings(ctx, *e.check, checkInput(f))
 	if err != nil {
 		return nil, err
 	}
@@ -514,12 +521,18 @@ func (e *Engine) Check(ctx context.Context, f *analyzer.Facts) (*Gate, error) {
 		return nil, fmt.Errorf("policy: the gate gave no decision")
 	}
 	var stops []Reason
-	for i, c := range e.custom.Stop {
-		rs, err := customStops(c, b[fmt.Sprintf("custom_%d", i)])
+	if e.checkCustom != nil {
+		b, err := evalBindings(ctx, *e.checkCustom, wholeInput(f))
 		if err != nil {
 			return nil, err
 		}
-		stops = append(stops, rs...)
+		for i, c := range e.custom.Stop {
+			rs, err := customStops(c, b[fmt.Sprintf("custom_%d", i)])
+			if err != nil {
+				return nil, err
+			}
+			stops = append(stops, rs...)
+		}
 	}
 	if len(stops) > 0 {
 		if g.Decision == "allow" {
@@ -546,6 +559,8 @@ func evalBindings(ctx context.Context, pq rego.PreparedEvalQuery, in ast.Value) 
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrTimeout, err)
 	}
+	ctx, cancel := evalContext(ctx)
+	defer cancel()
 	rs, err := pq.Eval(ctx, rego.EvalParsedInput(in))
 	if err != nil {
 		return nil, evalError(err)

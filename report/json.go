@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -8,12 +9,59 @@ import (
 
 type jsonRenderer struct{}
 
+// Analyze writes the report as encoding/json's indented encoder would, but
+// one key scope at a time: a month of history is hundreds of megabytes of
+// JSON, which need not be in memory at once.
 func (jsonRenderer) Analyze(w io.Writer, r *Report) error {
-	cut, err := cutLongStrings(r, json.Marshal, json.Unmarshal)
+	// Long transcript text is cut to excerpts (cutLongStrings) piece by
+	// piece: the head, then each key scope, never the whole report at once.
+	keys := r.Keys
+	if keys == nil {
+		cut, err := cutLongStrings(r, json.Marshal, json.Unmarshal)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, cut)
+	}
+	head := *r
+	head.Keys = nil
+	cutHead, err := cutLongStrings(&head, json.Marshal, json.Unmarshal)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, cut)
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, cutHead); err != nil {
+		return err
+	}
+	const hole = "\n  \"keys\": null,\n"
+	before, after, found := bytes.Cut(buf.Bytes(), []byte(hole))
+	if !found {
+		return writeJSON(w, cutHead)
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	bw.Write(before)
+	if len(keys) == 0 {
+		bw.WriteString("\n  \"keys\": [],\n")
+	} else {
+		bw.WriteString("\n  \"keys\": [\n    ")
+		for i := range keys {
+			if i > 0 {
+				bw.WriteString(",\n    ")
+			}
+			k, err := cutLongStrings(&keys[i], json.Marshal, json.Unmarshal)
+			if err != nil {
+				return err
+			}
+			b, err := json.MarshalIndent(k, "    ", "  ")
+			if err != nil {
+				return err
+			}
+			bw.Write(escapeJSONControls(b))
+		}
+		bw.WriteString("\n  ],\n")
+	}
+	bw.Write(after)
+	return bw.Flush()
 }
 
 func (jsonRenderer) Check(w io.Writer, c *CheckReport) error {

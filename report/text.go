@@ -35,6 +35,19 @@ type styles struct {
 	head, dim, key, task, state, ok, bad, warn, plain lipgloss.Style
 	severity                                          map[string]lipgloss.Style
 	class                                             map[string]lipgloss.Style
+	// ascii: no color at all (a file, a pipe, NO_COLOR, --color never).
+	ascii bool
+}
+
+// render is style.Render(text), without lipgloss when that is sure to
+// give text back: no color, and one line without tabs or carriage returns
+// (our styles set colors and bold only, no width, padding or border).
+// A month of history is a timeline of a million cells.
+func (s styles) render(style lipgloss.Style, text string) string {
+	if s.ascii && !strings.ContainsAny(text, "\n\r\t") {
+		return text
+	}
+	return style.Render(text)
 }
 
 func newStyles(w io.Writer, color string) styles {
@@ -53,7 +66,8 @@ func newStyles(w io.Writer, color string) styles {
 	}
 	c := func(code string) lipgloss.Style { return r.NewStyle().Foreground(lipgloss.Color(code)) }
 	return styles{
-		head: r.NewStyle().Bold(true), dim: c("245"), key: c("75"), task: r.NewStyle().Bold(true),
+		ascii: r.ColorProfile() == termenv.Ascii,
+		head:  r.NewStyle().Bold(true), dim: c("245"), key: c("75"), task: r.NewStyle().Bold(true),
 		ok: c("42"), bad: c("196").Bold(true), warn: c("214"), state: r.NewStyle().Bold(true), plain: r.NewStyle(),
 		severity: map[string]lipgloss.Style{
 			"critical": c("196").Bold(true), "high": c("202").Bold(true), "medium": c("214"),
@@ -84,6 +98,9 @@ func (s styles) stateStyle(state string) lipgloss.Style {
 // text is cut to an excerpt (see excerpt). Every format's escaping starts
 // here.
 func clean(s string) string {
+	if len(s) <= MaxText && plainASCII(s) {
+		return s // nothing to escape or cut (the common case)
+	}
 	var b strings.Builder
 	for _, r := range excerpt(s) {
 		switch {
@@ -164,6 +181,14 @@ func (t textRenderer) Analyze(w io.Writer, r *Report) error {
 	for i, k := range r.Keys {
 		b.WriteString("\n")
 		t.keyScope(&b, st, width, i+1, k, r.timeline(k, idx))
+		// A month of history has thousands of key scopes: write them as
+		// they come (at line ends, so trimming is the same).
+		if b.Len() > 256<<10 && strings.HasSuffix(b.String(), "\n") {
+			if _, err := io.WriteString(w, trimLines(b.String())); err != nil {
+				return err
+			}
+			b.Reset()
+		}
 	}
 	b.WriteString("\n")
 	t.findings(&b, st, width, r)
@@ -220,15 +245,37 @@ func summaryTable(st styles, r *Report) string {
 	return tb.Render() + "\n"
 }
 
-// textCell writes text styled, padded to w cells (text is already clean).
-func textCell(b *strings.Builder, style lipgloss.Style, text string, w int) {
-	text = ansi.Truncate(text, w, "…")
-	if text != "" {
-		b.WriteString(style.Render(text))
+// cell writes text styled, padded to w cells (text is already clean).
+func (st styles) cell(b *strings.Builder, style lipgloss.Style, text string, w int) {
+	width := 0
+	if plainASCII(text) {
+		// One cell per byte: measure and cut without ansi's parser.
+		if len(text) > w {
+			text = ansi.Truncate(text, w, "…")
+			width = ansi.StringWidth(text)
+		} else {
+			width = len(text)
+		}
+	} else {
+		text = ansi.Truncate(text, w, "…")
+		width = ansi.StringWidth(text)
 	}
-	if pad := w - ansi.StringWidth(text); pad > 0 {
+	if text != "" {
+		b.WriteString(st.render(style, text))
+	}
+	if pad := w - width; pad > 0 {
 		b.WriteString(strings.Repeat(" ", pad))
 	}
+}
+
+// plainASCII: printable ASCII only (no escape, no wide character).
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 func (t textRenderer) keyScope(b *strings.Builder, st styles, width, num int, k KeyScope, tl Timeline) {
@@ -406,7 +453,7 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 				cell, style = glyph(m.Kind), st.class[m.Kind]
 			}
 			if cell != " " {
-				cell = style.Render(cell)
+				cell = st.render(style, cell)
 			}
 			b.WriteString(cell)
 			b.WriteString(strings.Repeat(" ", cellWs[l]-1))
@@ -414,7 +461,7 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 	}
 	// Header.
 	b.WriteString(strings.Repeat(" ", indent))
-	textCell(b, st.dim, "time", clockW)
+	st.cell(b, st.dim, "time", clockW)
 	b.WriteString("  ")
 	for l := 0; l < cells; l++ {
 		label := ""
@@ -426,18 +473,18 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 		} else {
 			label = fmt.Sprintf("+%d", overflow)
 		}
-		textCell(b, st.task, label, cellWs[l])
+		st.cell(b, st.task, label, cellWs[l])
 	}
 	b.WriteString(" ")
-	textCell(b, st.dim, "task", taskW)
+	st.cell(b, st.dim, "task", taskW)
 	b.WriteString("  ")
-	textCell(b, st.dim, "event", ww)
+	st.cell(b, st.dim, "event", ww)
 	if classW > 0 {
 		b.WriteString("  ")
-		textCell(b, st.dim, "class", classW)
+		st.cell(b, st.dim, "class", classW)
 	}
 	b.WriteString("  ")
-	textCell(b, st.dim, "at", atW)
+	st.cell(b, st.dim, "at", atW)
 	if findW > 0 {
 		b.WriteString("  ")
 		b.WriteString(st.dim.Render("findings"))
@@ -445,31 +492,31 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 	b.WriteString("\n")
 	for i, m := range tl.Marks {
 		if m.Gap > 0 {
-			t.separator(b, st.dim, indent, clockW, cellWs, i, firstMark, lastMark, "⋮", humanGap(m.Gap)+" later")
+			t.separator(b, st, st.dim, indent, clockW, cellWs, i, firstMark, lastMark, "⋮", humanGap(m.Gap)+" later")
 		}
 		if m.NewDay {
-			t.separator(b, st.dim, indent, clockW, cellWs, i, firstMark, lastMark, m.Date(), "")
+			t.separator(b, st, st.dim, indent, clockW, cellWs, i, firstMark, lastMark, m.Date(), "")
 		}
 		r := rows[i]
 		b.WriteString(strings.Repeat(" ", indent))
-		textCell(b, st.dim, r.clock, clockW)
+		st.cell(b, st.dim, r.clock, clockW)
 		b.WriteString("  ")
 		laneCells(b, i, &tl.Marks[i])
 		b.WriteString(" ")
-		textCell(b, st.task, r.task, taskW)
+		st.cell(b, st.task, r.task, taskW)
 		b.WriteString("  ")
-		textCell(b, st.plain, r.what, ww)
+		st.cell(b, st.plain, r.what, ww)
 		if classW > 0 {
 			b.WriteString("  ")
-			textCell(b, st.class[m.Kind], m.Kind, classW)
+			st.cell(b, st.class[m.Kind], m.Kind, classW)
 		}
 		b.WriteString("  ")
 		if r.find == "" {
-			b.WriteString(st.dim.Render(r.at))
+			b.WriteString(st.render(st.dim, r.at))
 		} else {
-			textCell(b, st.dim, r.at, atW)
+			st.cell(b, st.dim, r.at, atW)
 			b.WriteString("  ")
-			b.WriteString(st.warn.Render(r.find))
+			b.WriteString(st.render(st.warn, r.find))
 		}
 		b.WriteString("\n")
 		if m.Consumed {
@@ -483,9 +530,9 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 }
 
 // separator writes a row with no mark: a date, or a gap in time.
-func (textRenderer) separator(b *strings.Builder, style lipgloss.Style, indent, clockW int, cellWs []int, i int, firstMark, lastMark map[int]int, left, right string) {
+func (textRenderer) separator(b *strings.Builder, st styles, style lipgloss.Style, indent, clockW int, cellWs []int, i int, firstMark, lastMark map[int]int, left, right string) {
 	b.WriteString(strings.Repeat(" ", indent))
-	textCell(b, style, left, clockW)
+	st.cell(b, style, left, clockW)
 	b.WriteString("  ")
 	for l, cw := range cellWs {
 		cell := " "
@@ -493,14 +540,14 @@ func (textRenderer) separator(b *strings.Builder, style lipgloss.Style, indent, 
 			cell = "│"
 		}
 		if cell != " " {
-			cell = style.Render(cell)
+			cell = st.render(style, cell)
 		}
 		b.WriteString(cell)
 		b.WriteString(strings.Repeat(" ", cw-1))
 	}
 	if right != "" {
 		b.WriteString(" ")
-		b.WriteString(style.Render(right))
+		b.WriteString(st.render(style, right))
 	}
 	b.WriteString("\n")
 }

@@ -44,8 +44,20 @@ func newLineReader(r io.Reader, maxBytes int) *lineReader {
 func (l *lineReader) next() (rawLine, error) {
 	l.buf = l.buf[:0]
 	tooLong := false
+	first := true
 	for {
 		chunk, err := l.r.ReadSlice('\n')
+		if first && err == nil && len(chunk) <= l.maxBytes {
+			// The whole line is in the reader's buffer: no copy (it stays
+			// valid until the next call, as promised).
+			l.line++
+			b := chunk[:len(chunk)-1]
+			if n := len(b); n > 0 && b[n-1] == '\r' {
+				b = b[:n-1]
+			}
+			return rawLine{bytes: b, num: l.line}, nil
+		}
+		first = false
 		if !tooLong {
 			if len(l.buf)+len(chunk) > l.maxBytes {
 				room := l.maxBytes - len(l.buf)

@@ -208,18 +208,20 @@ func checkJSONLine(l rawLine, taskField string) (msg, task string) {
 	return "", ""
 }
 
-// readNative reads one effectlint/v1 JSON Lines stream.
+// readNative reads one effectlint/v1 JSON Lines stream. Each line goes
+// to the fast path (nativefast.go) first; the lines it does not take are
+// read as every JSON Lines format reads them (jsonLines).
 func readNative(src io.Reader, in *Input, maxLine int, emit func(Event)) {
 	unknown := map[string]int{}
 	var unknownOrder []string
-	jsonLines(src, in, maxLine, "task", func(l rawLine, r gjson.Result) {
-		ev, problem := parseNativeLine(in.Path, l.num, r)
+	accept := func(ev *Event, problem *Problem) {
 		if problem != nil {
 			in.addProblem(*problem)
 		}
 		if ev == nil {
 			return
 		}
+		clipFields(ev.Fields)
 		if knownTypes[ev.Type] == nil {
 			if unknown[ev.Type] == 0 {
 				unknownOrder = append(unknownOrder, ev.Type)
@@ -228,7 +230,35 @@ func readNative(src io.Reader, in *Input, maxLine int, emit func(Event)) {
 		}
 		in.Events++
 		emit(*ev)
-	})
+	}
+	nf := newNativeFast()
+	lr := newLineReader(src, maxLine)
+	for {
+		l, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			// As in jsonLines: the lines after a read error may be any
+			// task's.
+			in.addProblem(Problem{File: in.Path, Line: lr.line + 1,
+				Message: "input ends early: " + err.Error()})
+			break
+		}
+		if len(bytes.TrimSpace(l.bytes)) == 0 && !l.tooLong {
+			continue
+		}
+		in.Records++
+		if ev, problem, ok := nf.line(in.Path, l); ok {
+			accept(ev, problem)
+			continue
+		}
+		if msg, task := checkJSONLine(l, "task"); msg != "" {
+			in.addProblem(Problem{File: in.Path, Line: l.num, Task: task, Message: msg})
+			continue
+		}
+		accept(parseNativeLine(in.Path, l.num, gjson.ParseBytes(l.bytes)))
+	}
 	for _, t := range unknownOrder {
 		in.Notices = append(in.Notices, fmt.Sprintf("unknown event type %q on %d line(s): kept as facts, not interpreted", clip(t, 60), unknown[t]))
 	}

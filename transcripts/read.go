@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -112,10 +113,99 @@ func Read(paths []string, opt Options, emit func(Event)) (Result, error) {
 		return res, fmt.Errorf("--input-format profile needs --profile with a source section")
 	}
 	r := &run{opt: opt, emit: emit, seen: map[string]bool{}, pending: map[string]*pendingCall{}, page: map[string]string{}}
+	if workers := runtime.GOMAXPROCS(0); workers > 1 && len(srcs) > 1 {
+		res.Inputs = r.readParallel(srcs, workers)
+		return res, nil
+	}
 	for _, s := range srcs {
 		res.Inputs = append(res.Inputs, r.readSource(s))
 	}
 	return res, nil
+}
+
+// readParallel reads native logs on several cores and everything else in
+// order. Native files share no state, so workers read them into buffers
+// ahead of time; the caller's goroutine then emits every input's events in
+// path order, exactly as the serial loop would, and reads the other formats
+// itself (Claude Code copies lines between files: one call counts once,
+// the first file in path order wins). At most 2×workers files are buffered.
+func (rn *run) readParallel(srcs []source, workers int) []Input {
+	type ahead struct {
+		in     Input
+		events []Event
+		native bool // read here; otherwise the caller reads it
+	}
+	results := make([]chan ahead, len(srcs))
+	for i := range results {
+		results[i] = make(chan ahead, 1)
+	}
+	tokens := make(chan struct{}, 2*workers)
+	work := make(chan int)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		defer close(work)
+		for i := range srcs {
+			select {
+			case tokens <- struct{}{}:
+			case <-done:
+				return
+			}
+			select {
+			case work <- i:
+			case <-done:
+				return
+			}
+		}
+	}()
+	for w := 0; w < workers; w++ {
+		go func() {
+			for i := range work {
+				var a ahead
+				if !srcs[i].stdin {
+					a.in, a.native = rn.readNativeAhead(srcs[i], func(e Event) { a.events = append(a.events, e) })
+				}
+				results[i] <- a
+			}
+		}()
+	}
+	inputs := make([]Input, 0, len(srcs))
+	for i, s := range srcs {
+		a := <-results[i]
+		if a.native {
+			for _, e := range a.events {
+				rn.emit(e)
+			}
+			inputs = append(inputs, a.in)
+		} else {
+			inputs = append(inputs, rn.readSource(s))
+		}
+		<-tokens
+	}
+	return inputs
+}
+
+// readNativeAhead reads a file that is a native log (detected, or forced
+// by --input-format) as readSource would; native is false for any other
+// file, which is left to readSource.
+func (rn *run) readNativeAhead(s source, emit func(Event)) (in Input, native bool) {
+	br, closeFn, in, ok := rn.open(s)
+	if !ok {
+		return in, true
+	}
+	defer closeFn()
+	peek, err := br.Peek(64 << 10)
+	format := rn.opt.InputFormat
+	if format == "" {
+		format = detect(peek, err != nil, rn.opt.Profile)
+	}
+	if format != FormatNative {
+		return in, false
+	}
+	in.Format = FormatNative
+	readNative(br, &in, rn.opt.MaxLineBytes, emit)
+	rn.checkEmpty(&in)
+	return in, true
 }
 
 // expand turns a path argument into the files it names.
@@ -227,49 +317,73 @@ func knownFormat(f string) bool {
 }
 
 func (rn *run) readSource(s source) Input {
-	in := Input{Path: s.path, Format: FormatNative, Problems: []Problem{}, maxProblems: rn.opt.MaxProblems}
+	br, closeFn, in, ok := rn.open(s)
+	if !ok {
+		return in
+	}
+	defer closeFn()
+	rn.readStream(br, &in)
+	rn.checkEmpty(&in)
+	return in
+}
+
+// open opens an input and sees through gzip. When it cannot, ok is false
+// and the Input says why.
+func (rn *run) open(s source) (br *bufio.Reader, closeFn func(), in Input, ok bool) {
+	in = Input{Path: s.path, Format: FormatNative, Problems: []Problem{}, maxProblems: rn.opt.MaxProblems}
 	if in.maxProblems == 0 {
 		in.maxProblems = DefaultMaxProblems
+	}
+	var closers []io.Closer
+	closeFn = func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i].Close()
+		}
 	}
 	var r io.Reader
 	if s.stdin {
 		if rn.opt.Stdin == nil {
 			in.addProblem(Problem{File: s.path, Message: "standard input is not available"})
-			return in
+			return nil, nil, in, false
 		}
 		r = rn.opt.Stdin
 	} else {
 		f, err := os.Open(s.path)
 		if err != nil {
 			in.addProblem(Problem{File: s.path, Message: "cannot open: " + unwrapPathError(err).Error()})
-			return in
+			return nil, nil, in, false
 		}
-		defer f.Close()
+		closers = append(closers, f)
 		if st, err := f.Stat(); err == nil && st.IsDir() {
 			in.addProblem(Problem{File: s.path, Message: "cannot read directory"})
-			return in
+			closeFn()
+			return nil, nil, in, false
 		}
 		r = f
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	br = bufio.NewReaderSize(r, 64<<10)
 	// gzip is recognized by its magic bytes, not only by the name, so that
 	// a compressed log piped to standard input is read as well.
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			in.addProblem(Problem{File: s.path, Line: 1, Message: "broken gzip header: " + err.Error()})
-			return in
+			closeFn()
+			return nil, nil, in, false
 		}
-		defer zr.Close()
+		closers = append(closers, zr)
 		br = bufio.NewReaderSize(gzipErrors{zr}, 64<<10)
 	}
-	rn.readStream(br, &in)
+	return br, closeFn, in, true
+}
+
+// checkEmpty makes an input with nothing in it a problem.
+func (rn *run) checkEmpty(in *Input) {
 	if in.Records == 0 && in.Events == 0 && len(in.Problems) == 0 && in.Format != FormatUnknown {
 		// An empty log is what a crash right after creating the file
 		// leaves behind: no crossing in it can be ruled out.
-		in.addProblem(Problem{File: s.path, Line: 1, Message: "no events: the file is empty"})
+		in.addProblem(Problem{File: in.Path, Line: 1, Message: "no events: the file is empty"})
 	}
-	return in
 }
 
 // gzipErrors names the compressed stream in read errors: "unexpected EOF"

@@ -1,0 +1,264 @@
+package policy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/effectlint/effectlint/analyzer"
+)
+
+// Evaluating the built-in rules by parts.
+//
+// Key scopes are independent: every built-in rule about a scope reads that
+// scope, its tasks and the options, and nothing else. So the scopes are cut
+// into groups (scopes that share a task stay together, with every task
+// they name and the authorizations of their keys), each group is evaluated
+// on its own, on every core, and once more the document without scopes
+// gives what concerns inputs, tasks, titles and authorizations. A finding
+// that two parts both give (a task in a group is also in the whole) is the
+// same value: the findings are a set again, as Rego makes them, in Rego's
+// order. Time and memory grow with the size of a group, not of the
+// history: OPA keeps only the groups being evaluated, and nothing in the
+// rules can compare two scopes' facts. TestAnalyzeByParts_SameAsWhole holds
+// the parts to the whole document's result.
+
+// groupFacts is the number of facts after which a group is closed.
+const groupFacts = 2048
+
+// groups cuts the scopes into groups of scope indexes, in order.
+func groups(f *analyzer.Facts) [][]int {
+	n := len(f.Scopes)
+	parent := make([]int, n)
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	owner := map[string]int{}
+	join := func(i int, task string) {
+		if j, ok := owner[task]; ok {
+			if a, b := find(i), find(j); a != b {
+				parent[max(a, b)] = min(a, b)
+			}
+			return
+		}
+		owner[task] = i
+	}
+	for i, s := range f.Scopes {
+		for _, id := range s.Tasks {
+			join(i, id)
+		}
+		for j := range s.Facts {
+			join(i, s.Facts[j].Task)
+		}
+	}
+	var order []int
+	members := map[int][]int{}
+	for i := range f.Scopes {
+		r := find(i)
+		if members[r] == nil {
+			order = append(order, r)
+		}
+		members[r] = append(members[r], i)
+	}
+	var out [][]int
+	var cur []int
+	size := 0
+	for _, r := range order {
+		for _, i := range members[r] {
+			cur = append(cur, i)
+			size += len(f.Scopes[i].Facts) + 1
+		}
+		if size >= groupFacts {
+			slices.Sort(cur)
+			out = append(out, cur)
+			cur, size = nil, 0
+		}
+	}
+	if len(cur) > 0 {
+		slices.Sort(cur)
+		out = append(out, cur)
+	}
+	return out
+}
+
+// groupPart is the input of one group: its scopes, their tasks and the
+// authorizations of their keys.
+func groupPart(f *analyzer.Facts, group []int) part {
+	p := part{facts: f, scopes: make([]*analyzer.Scope, len(group)), tasks: map[string]*analyzer.Task{},
+		authorizations: []analyzer.Authorization{}}
+	keys := map[string]bool{}
+	for i, si := range group {
+		s := f.Scopes[si]
+		p.scopes[i] = s
+		keys[s.Key] = true
+		for _, id := range s.Tasks {
+			p.tasks[id] = f.Tasks[id]
+		}
+		for j := range s.Facts {
+			id := s.Facts[j].Task
+			p.tasks[id] = f.Tasks[id]
+		}
+	}
+	for _, a := range f.Authorizations {
+		if keys[a.Key] {
+			p.authorizations = append(p.authorizations, a)
+		}
+	}
+	return p
+}
+
+// checkInput is the gate's input: the whole document without extra fields
+// and without the scopes other than the one asked about, which no gate
+// rule reads (TestCheckInput_SameDecisionAsWhole).
+func checkInput(f *analyzer.Facts) ast.Value {
+	p := part{facts: f, scopes: []*analyzer.Scope{}, global: true, authorizations: f.Authorizations}
+	if f.Scopes == nil {
+		p.scopes = nil
+	}
+	for _, s := range f.Scopes {
+		if f.Query != nil && s.ID == f.Query.ScopeID {
+			p.scopes = append(p.scopes, s)
+		}
+	}
+	return p.value()
+}
+
+type evalTimeoutKey struct{}
+
+// EachEvaluationWithin bounds every evaluation started under the returned
+// context by d (0: no bound): each group of key scopes, the document
+// without scopes, users' rules. A history grows by adding groups, so a
+// bound on the whole would fail large histories; a rule that loops still
+// fails in its first group.
+func EachEvaluationWithin(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, evalTimeoutKey{}, d)
+}
+
+func evalContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d, ok := ctx.Value(evalTimeoutKey{}).(time.Duration); ok && d > 0 {
+		return context.WithTimeout(ctx, d)
+	}
+	return context.WithCancel(ctx)
+}
+
+type partResult struct {
+	scopes   []ScopeVerdict
+	findings []any
+	err      error
+}
+
+// analyzeBuiltin evaluates the built-in rules by parts.
+func (e *Engine) analyzeBuiltin(ctx context.Context, f *analyzer.Facts) (*Analysis, error) {
+	gs := groups(f)
+	whole := part{facts: f, scopes: []*analyzer.Scope{}, global: true, authorizations: f.Authorizations}
+	if f.Scopes == nil {
+		whole.scopes = nil
+	}
+	results := make([]partResult, len(gs)+1)
+	run := func(j int) {
+		p := whole
+		if j > 0 {
+			p = groupPart(f, gs[j-1])
+		}
+		results[j] = e.evalPart(ctx, p)
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(results))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				run(j)
+			}
+		}()
+	}
+	for j := range results {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+
+	out := &Analysis{Scopes: make([]ScopeVerdict, len(f.Scopes))}
+	set := ast.NewSet()
+	for j, r := range results {
+		if r.err != nil {
+			return nil, r.err
+		}
+		if j > 0 {
+			if len(r.scopes) != len(gs[j-1]) {
+				return nil, fmt.Errorf("policy: the rules judged %d of %d key scopes", len(r.scopes), len(gs[j-1]))
+			}
+			for i, si := range gs[j-1] {
+				out.Scopes[si] = r.scopes[i]
+			}
+		}
+		for _, x := range r.findings {
+			v, err := ast.InterfaceToValue(x)
+			if err != nil {
+				return nil, err
+			}
+			set.Add(ast.NewTerm(v))
+		}
+	}
+	all, err := ast.JSON(set)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(all)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &out.Findings); err != nil {
+		return nil, fmt.Errorf("policy: findings: %v", err)
+	}
+	if out.Findings == nil {
+		out.Findings = []Finding{}
+	}
+	return out, nil
+}
+
+func (e *Engine) evalPart(ctx context.Context, p part) partResult {
+	if err := ctx.Err(); err != nil {
+		return partResult{err: fmt.Errorf("%w: %v", ErrTimeout, err)}
+	}
+	ctx, cancel := evalContext(ctx)
+	defer cancel()
+	rs, err := e.analyze.Eval(ctx, rego.EvalParsedInput(p.value()))
+	if err != nil {
+		return partResult{err: evalError(err)}
+	}
+	if len(rs) != 1 {
+		return partResult{err: fmt.Errorf("policy: the rules gave %d results, want 1 (is a rule undefined?)", len(rs))}
+	}
+	var r partResult
+	b, err := json.Marshal(rs[0].Bindings["scopes"])
+	if err == nil {
+		err = json.Unmarshal(b, &r.scopes)
+	}
+	if err != nil {
+		return partResult{err: fmt.Errorf("policy: scopes: %v", err)}
+	}
+	fs, ok := rs[0].Bindings["findings"].([]any)
+	if !ok {
+		return partResult{err: fmt.Errorf("policy: the query gave no findings")}
+	}
+	r.findings = fs
+	return r
+}

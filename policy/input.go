@@ -1,0 +1,290 @@
+package policy
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/transcripts"
+)
+
+// The policy input built directly from the facts, without the JSON text in
+// between: json.Marshal and ast.ValueFromReader cost more than evaluating
+// the rules for large histories (OPA-NOTES: ≈120 ms per 100k facts). The
+// result is the value Input gives (TestInputValue_SameAsJSON holds the two
+// to it), so what `effectlint facts` prints is still exactly what the
+// rules see.
+
+// part is a subset of the facts document: the built-in rules are evaluated
+// per group of key scopes (parts holding those scopes and their tasks) and
+// once for everything that is not a scope.
+type part struct {
+	facts  *analyzer.Facts
+	scopes []*analyzer.Scope
+	// tasks, when not nil, replaces the facts' tasks.
+	tasks map[string]*analyzer.Task
+	// global: inputs, skipped, unkeyed facts, titles, problems and every
+	// authorization; otherwise these are empty and authorizations holds
+	// those of the part's keys.
+	global         bool
+	authorizations []analyzer.Authorization
+	// fields: give facts their extra fields. The built-in rules never read
+	// them (TestBuiltinRulesDoNotReadFields).
+	fields bool
+}
+
+// wholeInput is the complete facts document, extra fields included: what
+// users' rules and explanations see.
+func wholeInput(f *analyzer.Facts) ast.Value {
+	return part{facts: f, scopes: f.Scopes, global: true, authorizations: f.Authorizations, fields: true}.value()
+}
+
+var keyTerms = map[string]*ast.Term{}
+
+// k is the term of an object key (shared: terms are never changed).
+func k(name string) *ast.Term {
+	if t, ok := keyTerms[name]; ok {
+		return t
+	}
+	panic("policy: key " + name + " not registered")
+}
+
+func init() {
+	for _, name := range strings.Fields(`version inputs skipped tasks scopes unkeyed authorizations titles
+		unattributed_problems options query require_checks path format events problems notices file line
+		task message id relation parent resumes history source gated start_rank start_ts ended status
+		superseded_by complete incomplete_because segment interruptions intents inherited_intent keys
+		key_unknown start referenced_at lineage seq ts reason at key key_error scope scope_id authorization
+		destination weak_destination content_sha256 content_name provider title by identity facts type
+		segment_ended intent unkeyed_because checkpoint decision result label ok idempotency_token fields
+		checkpoint task_known intent_given`) {
+		keyTerms[name] = ast.StringTerm(name)
+	}
+}
+
+// sterm converts a string as encoding/json would write it: invalid UTF-8
+// bytes become U+FFFD (each one).
+func sterm(s string) *ast.Term {
+	if utf8.ValidString(s) {
+		return ast.StringTerm(s)
+	}
+	b, _ := json.Marshal(s)
+	var v string
+	_ = json.Unmarshal(b, &v)
+	return ast.StringTerm(v)
+}
+
+func num(n int) *ast.Term { return ast.InternedTerm(n) }
+
+func boolean(b bool) *ast.Term { return ast.InternedTerm(b) }
+
+func item(name string, v *ast.Term) [2]*ast.Term { return [2]*ast.Term{k(name), v} }
+
+func obj(items ...[2]*ast.Term) *ast.Term { return ast.NewTerm(ast.NewObject(items...)) }
+
+func strs(ss []string) *ast.Term {
+	if ss == nil {
+		return ast.NullTerm()
+	}
+	ts := make([]*ast.Term, len(ss))
+	for i, s := range ss {
+		ts[i] = sterm(s)
+	}
+	return ast.ArrayTerm(ts...)
+}
+
+// list converts a slice (nil: null, as encoding/json writes it).
+func list[T any](xs []T, conv func(*T) *ast.Term) *ast.Term {
+	if xs == nil {
+		return ast.NullTerm()
+	}
+	ts := make([]*ast.Term, len(xs))
+	for i := range xs {
+		ts[i] = conv(&xs[i])
+	}
+	return ast.ArrayTerm(ts...)
+}
+
+func pointer(p *analyzer.Pointer) *ast.Term {
+	return obj(item("file", sterm(p.File)), item("line", num(p.Line)))
+}
+
+func problem(p *transcripts.Problem) *ast.Term {
+	items := []([2]*ast.Term){item("file", sterm(p.File)), item("line", num(p.Line))}
+	if p.Task != "" {
+		items = append(items, item("task", sterm(p.Task)))
+	}
+	return obj(append(items, item("message", sterm(p.Message)))...)
+}
+
+func input(in *transcripts.Input) *ast.Term {
+	items := []([2]*ast.Term){item("path", sterm(in.Path)), item("format", sterm(in.Format)),
+		item("events", num(in.Events)), item("problems", list(in.Problems, problem))}
+	if len(in.Notices) > 0 {
+		items = append(items, item("notices", strs(in.Notices)))
+	}
+	return obj(items...)
+}
+
+func destination(d *analyzer.Destination) *ast.Term {
+	var items [][2]*ast.Term
+	if d.Provider != "" {
+		items = append(items, item("provider", sterm(d.Provider)))
+	}
+	if d.ID != "" {
+		items = append(items, item("id", sterm(d.ID)))
+	}
+	if d.Title != "" {
+		items = append(items, item("title", sterm(d.Title)))
+	}
+	return obj(items...)
+}
+
+func intent(in *analyzer.Intent) *ast.Term {
+	items := []([2]*ast.Term){item("id", sterm(in.ID)), item("task", sterm(in.Task)), item("key", sterm(in.Key))}
+	if in.KeyError != "" {
+		items = append(items, item("key_error", sterm(in.KeyError)))
+	}
+	items = append(items, item("scope", sterm(in.Scope)), item("scope_id", sterm(in.ScopeID)),
+		item("authorization", sterm(in.Authorization)), item("destination", destination(&in.Destination)),
+		item("weak_destination", boolean(in.WeakDestination)), item("content_sha256", sterm(in.ContentSHA256)))
+	if in.ContentName != "" {
+		items = append(items, item("content_name", sterm(in.ContentName)))
+	}
+	return obj(append(items, item("seq", num(in.Seq)), item("at", pointer(&in.At)))...)
+}
+
+func interruption(i *analyzer.Interruption) *ast.Term {
+	return obj(item("seq", num(i.Seq)), item("ts", sterm(i.TS)), item("reason", sterm(i.Reason)),
+		item("segment", num(i.Segment)), item("at", pointer(&i.At)))
+}
+
+func task(t *analyzer.Task) *ast.Term {
+	if t == nil {
+		return ast.NullTerm()
+	}
+	inherited := ast.NullTerm()
+	if t.InheritedIntent != nil {
+		inherited = intent(t.InheritedIntent)
+	}
+	return obj(item("id", sterm(t.ID)), item("relation", sterm(t.Relation)), item("parent", sterm(t.Parent)),
+		item("resumes", sterm(t.Resumes)), item("history", boolean(t.History)), item("source", sterm(t.Source)),
+		item("gated", boolean(t.Gated)), item("start_rank", num(t.StartRank)), item("start_ts", sterm(t.StartTS)),
+		item("ended", boolean(t.Ended)), item("status", sterm(t.Status)), item("superseded_by", sterm(t.SupersededBy)),
+		item("complete", boolean(t.Complete)), item("incomplete_because", strs(t.IncompleteBecause)),
+		item("problems", list(t.Problems, pointer)), item("segment", num(t.Segment)),
+		item("interruptions", list(t.Interruptions, interruption)), item("intents", list(t.Intents, intent)),
+		item("inherited_intent", inherited), item("keys", strs(t.Keys)), item("key_unknown", boolean(t.KeyUnknown)),
+		item("start", pointer(&t.Start)), item("referenced_at", list(t.ReferencedAt, pointer)),
+		item("lineage", strs(t.Lineage)))
+}
+
+func authorization(a *analyzer.Authorization) *ast.Term {
+	items := []([2]*ast.Term){item("id", sterm(a.ID)), item("by", sterm(a.By)), item("reason", sterm(a.Reason)), item("key", sterm(a.Key))}
+	if a.KeyError != "" {
+		items = append(items, item("key_error", sterm(a.KeyError)))
+	}
+	return obj(append(items, item("seq", num(a.Seq)), item("at", pointer(&a.At)))...)
+}
+
+func titleUse(u *analyzer.TitleUse) *ast.Term {
+	return obj(item("identity", sterm(u.Identity)), item("at", pointer(&u.At)))
+}
+
+// factConv converts facts, with or without their extra fields.
+type factConv struct{ fields bool }
+
+func (c factConv) fact(f *analyzer.Fact) *ast.Term {
+	items := make([][2]*ast.Term, 0, 16)
+	items = append(items, item("seq", num(f.Seq)), item("ts", sterm(f.TS)), item("task", sterm(f.Task)),
+		item("type", sterm(f.Type)), item("segment", num(f.Segment)), item("segment_ended", boolean(f.SegmentEnded)),
+		item("at", pointer(&f.At)))
+	for _, s := range [...]struct {
+		name, v string
+	}{{"intent", f.Intent}, {"unkeyed_because", f.UnkeyedBecause}, {"checkpoint", f.Checkpoint},
+		{"decision", f.Decision}, {"result", f.Result}, {"label", f.Label}} {
+		if s.v != "" {
+			items = append(items, item(s.name, sterm(s.v)))
+		}
+	}
+	if f.OK != nil {
+		items = append(items, item("ok", boolean(*f.OK)))
+	}
+	if f.IdempotencyToken != "" {
+		items = append(items, item("idempotency_token", sterm(f.IdempotencyToken)))
+	}
+	if c.fields && f.Fields != "" {
+		v, err := ast.ValueFromReader(strings.NewReader(string(f.Fields)))
+		if err != nil {
+			v = ast.String(err.Error()) // Fields holds encoding/json output: cannot happen
+		}
+		items = append(items, item("fields", ast.NewTerm(v)))
+	}
+	return obj(items...)
+}
+
+func (c factConv) scope(s *analyzer.Scope) *ast.Term {
+	if s == nil {
+		return ast.NullTerm()
+	}
+	return obj(item("id", sterm(s.ID)), item("key", sterm(s.Key)), item("scope", sterm(s.Scope)),
+		item("destination", destination(&s.Destination)), item("content_sha256", sterm(s.ContentSHA256)),
+		item("tasks", strs(s.Tasks)), item("facts", list(s.Facts, c.fact)))
+}
+
+func query(q *analyzer.Query) *ast.Term {
+	return obj(item("task", sterm(q.Task)), item("checkpoint", sterm(q.Checkpoint)), item("task_known", boolean(q.TaskKnown)),
+		item("intent_given", boolean(q.IntentGiven)), item("key", sterm(q.Key)), item("key_error", sterm(q.KeyError)),
+		item("scope", sterm(q.Scope)), item("scope_id", sterm(q.ScopeID)), item("authorization", sterm(q.Authorization)))
+}
+
+// value builds the part's input document.
+func (p part) value() ast.Value {
+	f := p.facts
+	c := factConv{fields: p.fields}
+	tasks := p.tasks
+	if tasks == nil {
+		tasks = f.Tasks
+	}
+	taskItems := make([][2]*ast.Term, 0, len(tasks))
+	for id, t := range tasks {
+		taskItems = append(taskItems, [2]*ast.Term{sterm(id), task(t)})
+	}
+	scopes := list(p.scopes, func(s **analyzer.Scope) *ast.Term { return c.scope(*s) })
+	empty := ast.ArrayTerm
+	inputs, skipped, unkeyed, unattributed := empty(), empty(), empty(), empty()
+	titles := obj()
+	if p.global {
+		inputs = list(f.Inputs, input)
+		skipped = strs(f.Skipped)
+		unkeyed = list(f.Unkeyed, c.fact)
+		unattributed = list(f.UnattributedProblems, pointer)
+		if f.Titles == nil {
+			titles = ast.NullTerm()
+		} else {
+			items := make([][2]*ast.Term, 0, len(f.Titles))
+			for t, uses := range f.Titles {
+				items = append(items, [2]*ast.Term{sterm(t), list(uses, titleUse)})
+			}
+			titles = obj(items...)
+		}
+	}
+	var tasksTerm *ast.Term
+	if tasks == nil {
+		tasksTerm = ast.NullTerm()
+	} else {
+		tasksTerm = obj(taskItems...)
+	}
+	items := []([2]*ast.Term){item("version", sterm(f.Version)), item("inputs", inputs), item("skipped", skipped),
+		item("tasks", tasksTerm), item("scopes", scopes), item("unkeyed", unkeyed),
+		item("authorizations", list(p.authorizations, authorization)), item("titles", titles),
+		item("unattributed_problems", unattributed),
+		item("options", obj(item("require_checks", boolean(f.Options.RequireChecks))))}
+	if f.Query != nil {
+		items = append(items, item("query", query(f.Query)))
+	}
+	return ast.NewObject(items...)
+}

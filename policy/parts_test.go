@@ -1,0 +1,281 @@
+package policy
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"pgregory.net/rapid"
+
+	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/internal/corpus"
+	"github.com/effectlint/effectlint/internal/largescenario"
+	"github.com/effectlint/effectlint/transcripts"
+)
+
+// The built-in rules are evaluated by parts (evaluate.go) over an input
+// built without JSON (input.go). These tests hold both to what evaluating
+// the whole JSON document gives: the value, every state and finding in the
+// same order, every gate decision.
+
+// tb is what testing.T and rapid.T share.
+type tb interface {
+	Helper()
+	Fatal(args ...any)
+}
+
+func builtinEngine(t tb) *Engine {
+	t.Helper()
+	src, err := os.ReadFile("../rules.rego")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(context.Background(), Module{Name: "rules.rego", Source: string(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func factsOf(t tb, paths ...string) *analyzer.Facts {
+	return factsFrom(t, "", paths...)
+}
+
+// factsFrom reads paths, "-" being stdin.
+func factsFrom(t tb, stdin string, paths ...string) *analyzer.Facts {
+	t.Helper()
+	b := analyzer.New()
+	res, err := transcripts.Read(paths, transcripts.Options{Stdin: strings.NewReader(stdin)}, b.Add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Build(res)
+}
+
+// histories are the scenarios, the 200-worker fan-out, and small generated
+// corpora in both formats.
+func histories(t *testing.T) map[string]*analyzer.Facts {
+	t.Helper()
+	out := map[string]*analyzer.Facts{}
+	dirs, _ := filepath.Glob("../testdata/scenarios/*")
+	for _, d := range dirs {
+		out[filepath.Base(d)] = factsOf(t, d)
+	}
+	large := t.TempDir()
+	if err := largescenario.Write(large); err != nil {
+		t.Fatal(err)
+	}
+	out["large-200-workers"] = factsOf(t, large)
+	for _, format := range []string{corpus.Native, corpus.ClaudeCode} {
+		dir := t.TempDir()
+		if _, err := corpus.Write(dir, corpus.Config{Tasks: 400, Events: 6000, Format: format, OutputBytes: 200, Seed: 3}); err != nil {
+			t.Fatal(err)
+		}
+		out["corpus-"+format] = factsOf(t, dir)
+	}
+	return out
+}
+
+// wholeAnalysis evaluates the built-in rules over the JSON document, as
+// effectlint did before it evaluated by parts.
+func wholeAnalysis(t tb, e *Engine, f *analyzer.Facts) *Analysis {
+	t.Helper()
+	in, err := Input(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pq, err := e.prepare(context.Background(), "scopes := data.effectlint.scopes; findings := data.effectlint.findings")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := evalBindings(context.Background(), pq, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out Analysis
+	if err := decode(b, "scopes", &out.Scopes); err != nil {
+		t.Fatal(err)
+	}
+	if err := decode(b, "findings", &out.Findings); err != nil {
+		t.Fatal(err)
+	}
+	sort.SliceStable(out.Findings, func(i, j int) bool { return findingLess(out.Findings[i], out.Findings[j]) })
+	return &out
+}
+
+func wholeGate(t tb, e *Engine, f *analyzer.Facts) *Gate {
+	t.Helper()
+	in, err := Input(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := evalBindings(context.Background(), *e.check, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g *Gate
+	if err := decode(b, "gate", &g); err != nil {
+		t.Fatal(err)
+	}
+	sort.SliceStable(g.Reasons, func(i, j int) bool {
+		if g.Reasons[i].Order != g.Reasons[j].Order {
+			return g.Reasons[i].Order < g.Reasons[j].Order
+		}
+		return g.Reasons[i].Message < g.Reasons[j].Message
+	})
+	return g
+}
+
+func TestInputValue_SameAsJSON(t *testing.T) {
+	for name, f := range histories(t) {
+		want, err := Input(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := wholeInput(f); got.Compare(want) != 0 {
+			t.Errorf("%s: the input built directly differs from the JSON document", name)
+		}
+		f.Query = f.Ask("t2", "send", analyzer.IntentSpec{})
+		want, _ = Input(f)
+		if got := wholeInput(f); got.Compare(want) != 0 {
+			t.Errorf("%s: with a query, the input built directly differs from the JSON document", name)
+		}
+		f.Query = nil
+	}
+	// Strings encoding/json changes (invalid UTF-8), a nil slice, fields.
+	f := factsOf(t, "../testdata/scenarios/06-overnight-resume-duplicate")
+	f.Scopes[0].Facts[0].Task = "t\xff\xfex"
+	f.Scopes[0].Facts[0].Fields = analyzer.NewFields(map[string]any{"x": json.Number("1.5e3"), "y": []any{"a", nil, true}})
+	f.Skipped = nil
+	want, _ := Input(f)
+	if got := wholeInput(f); got.Compare(want) != 0 {
+		t.Errorf("edge cases: the input built directly differs from the JSON document:\n%v\n%v", got, want)
+	}
+}
+
+func TestAnalyzeByParts_SameAsWhole(t *testing.T) {
+	e := builtinEngine(t)
+	for name, f := range histories(t) {
+		got, err := e.Analyze(context.Background(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := wholeAnalysis(t, e, f); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: by parts %d scopes %d findings, whole %d scopes %d findings", name,
+				len(got.Scopes), len(got.Findings), len(want.Scopes), len(want.Findings))
+		}
+	}
+}
+
+func TestCheckInput_SameDecisionAsWhole(t *testing.T) {
+	e := builtinEngine(t)
+	for name, f := range histories(t) {
+		if strings.HasPrefix(name, "corpus-") {
+			continue // thousands of tasks: the scenarios cover every reason
+		}
+		ids := make([]string, 0, len(f.Tasks)+1)
+		for id := range f.Tasks {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		if len(ids) > 12 { // the fan-out: a spread of its workers
+			var some []string
+			for i := 0; i < len(ids); i += len(ids) / 12 {
+				some = append(some, ids[i])
+			}
+			ids = append(some, "w001", "w042", "w113", "w150", "w199")
+		}
+		for _, id := range append(ids, "new-task") {
+			for _, cp := range []string{"resume", "picker", "send"} {
+				f.Query = f.Ask(id, cp, analyzer.IntentSpec{})
+				got, err := e.Check(context.Background(), f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := wholeGate(t, e, f); !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: check --task %s --checkpoint %s: %+v, whole document %+v", name, id, cp, got, want)
+				}
+			}
+		}
+		f.Query = nil
+	}
+}
+
+// The property tests' random histories, judged by parts and whole.
+func TestProperty_PartsJudgeAsTheWhole(t *testing.T) {
+	e := builtinEngine(t)
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 6).Draw(rt, "tasks")
+		var lines []string
+		for i := 0; i < n; i++ {
+			task := "t" + string(rune('1'+i))
+			key := rapid.SampledFrom([]string{"C1", "C2", "C3"}).Draw(rt, "key")
+			lines = append(lines, `{"ts":"2026-11-30T07:00:0`+string(rune('0'+i))+`Z","task":"`+task+`","type":"intent","destination":{"provider":"slack","id":"`+key+`"},"content":{"sha256":"ab"}}`)
+			for j, body := range rapid.SliceOfN(rapid.SampledFrom(bodies), 0, 8).Draw(rt, "events") {
+				lines = append(lines, `{"ts":"2026-11-30T07:01:`+twoDigits(j)+`Z","task":"`+task+`",`+body+`}`)
+			}
+		}
+		f := factsFrom(rt, strings.Join(lines, "\n")+"\n", "-")
+		got, err := e.Analyze(context.Background(), f)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		if want := wholeAnalysis(rt, e, f); !reflect.DeepEqual(got, want) {
+			rt.Fatalf("by parts %+v\nwhole %+v", got, want)
+		}
+	})
+}
+
+var bodies = []string{
+	`"type":"gate_check","checkpoint":"picker","decision":"allow"`, `"type":"gate_check","checkpoint":"send","decision":"stop"`,
+	`"type":"gate_check","checkpoint":"resume","decision":"allow"`, `"type":"picker_opened"`, `"type":"picker_dismissed"`,
+	`"type":"picker_accepted"`, `"type":"send_fired"`, `"type":"request_sent","idempotency_token":"k"`,
+	`"type":"response","ok":true`, `"type":"readback","result":"unavailable"`, `"type":"status","label":"not_sent"`,
+	`"type":"status","label":"sent_verified"`, `"type":"interrupted","reason":"restart"`, `"type":"task_ended","status":"completed"`,
+	`"type":"tool_output","output":"x","n":[1,{"a":null}]`, `"type":"intent","destination":{"title":"#x"},"content":{"sha256":"cd"}}`,
+}
+
+func twoDigits(i int) string { return string(rune('0'+i/10)) + string(rune('0'+i%10)) }
+
+// The parts leave out the facts' extra fields: no built-in rule may read
+// them, or reflect over a fact or the input (which could).
+func TestBuiltinRulesDoNotReadFields(t *testing.T) {
+	src, err := os.ReadFile("../rules.rego")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := ast.ParseModuleWithOpts("rules.rego", string(src), ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reflective := map[string]bool{"walk": true, "json.marshal": true, "json.marshal_with_options": true,
+		"object.keys": true, "object.get": true, "object.remove": true, "object.filter": true,
+		"object.union": true, "object.union_n": true, "json.filter": true, "json.remove": true,
+		"json.patch": true, "yaml.marshal": true, "object.subset": true, "type_name": true}
+	ast.WalkTerms(mod, func(term *ast.Term) bool {
+		switch v := term.Value.(type) {
+		case ast.String:
+			if v == "fields" {
+				t.Errorf("rules.rego:%d reads fields", term.Location.Row)
+			}
+		case ast.Call:
+			if name := v[0].String(); reflective[name] {
+				t.Errorf("rules.rego:%d calls %s", term.Location.Row, name)
+			}
+		case ast.Ref:
+			// input[x] or f[x] with a variable key could read any field.
+			for _, p := range v[1:] {
+				if _, isVar := p.Value.(ast.Var); isVar && v[0].Equal(ast.InputRootDocument) && len(v) == 2 {
+					t.Errorf("rules.rego:%d iterates input's keys", term.Location.Row)
+				}
+			}
+		}
+		return false
+	})
+}

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# Speed and scale benchmarks (issue 6): generates the corpora, runs each
+# comparison with GNU time (/usr/bin/time -v; Debian's `time` is installed
+# when missing and this runs as root), and prints a table of medians. Every
+# ratio compares runs made one right after the other, so that load from
+# other processes hits both sides alike. Not part of `go test`.
+#
+#   scripts/bench.sh                     everything (about half an hour on 2 cores)
+#   RUNS=5 scripts/bench.sh              more runs per median (default 3; check: 4×RUNS)
+#   ONLY="speed memory" scripts/bench.sh  some of: speed memory policy check opa
+#   OPA_BIG=1 scripts/bench.sh           opa eval on the 1 GB corpus too (5 GB of RAM)
+#
+# Corpora (internal/corpus, written under $WORK and deleted at the end):
+#   big      BIG_TASKS × BIG_EVENTS native events, tool outputs of 2 KiB on
+#            average: about 1 GB (default 12,000 tasks, 600,000 events)
+#   big2     the same events with outputs of 4 KiB: about 2 GB
+#   history  1,000 tasks, 50,000 events (the check and opa comparisons)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+WORK=${WORK:-/tmp/effectlint-bench}
+RUNS=${RUNS:-3}
+ONLY=${ONLY:-speed memory policy check opa}
+BIG_TASKS=${BIG_TASKS:-12000}
+BIG_EVENTS=${BIG_EVENTS:-600000}
+FACTS=${FACTS:-10000,20000,100000,200000,500000,1000000}
+OPA_VERSION=$(awk '$1 == "github.com/open-policy-agent/opa" {print $2}' go.mod)
+
+want() { [[ " $ONLY " == *" $1 "* ]]; }
+
+if [ ! -x /usr/bin/time ] || ! /usr/bin/time -v true >/dev/null 2>&1; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "GNU time is missing and this is not root: apt-get install time"; exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	{ apt-get update -qq && apt-get install -y -qq time; } >/dev/null
+fi
+
+mkdir -p "$WORK/bin" "$WORK/out"
+trap 'rm -rf "$WORK"/corpus-* "$WORK"/*.json' EXIT
+echo "== building into $WORK/bin"
+go build -o "$WORK/bin/effectlint" .
+go build -o "$WORK/bin/corpusgen" ./internal/corpusgen
+go build -o "$WORK/bin/benchtool" ./internal/bench/benchtool
+BIN="$WORK/bin"
+
+df -h "$WORK" | tail -1 | awk '{print "== disk: " $4 " free on " $6}'
+
+# measure NAME CMD... : runs CMD under /usr/bin/time -v (stdout to
+# $WORK/out/NAME.out) and appends "wall_s cpu_s maxrss_kb exit" to
+# $WORK/out/NAME.runs.
+measure() {
+	local name=$1; shift
+	local t="$WORK/out/$name.time"
+	set +e
+	/usr/bin/time -v "$@" > "$WORK/out/$name.out" 2> "$t"
+	local code=$?
+	set -e
+	awk -v code="$code" '
+		/Elapsed \(wall clock\)/ { n = split($NF, p, ":"); w = (n == 3) ? p[1]*3600 + p[2]*60 + p[3] : p[1]*60 + p[2] }
+		/User time/ { u = $NF } /System time/ { s = $NF } /Maximum resident/ { m = $NF }
+		END { printf "%.3f %.3f %d %d\n", w, u + s, m, code }' "$t" >> "$WORK/out/$name.runs"
+}
+
+# median FILE COLUMN
+median() { awk -v c="$2" '{print $c}' "$1" | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+# ratios A B COL: the median of A[i]/B[i] over paired runs
+ratio() { paste "$1" "$2" | awk -v c="$3" -v n="$(head -1 "$1" | wc -w)" '{print $c / $(c + n)}' | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+corpus() { # NAME TASKS EVENTS OUTPUT_BYTES
+	local dir="$WORK/corpus-$1"
+	if [ ! -d "$dir" ]; then
+		"$BIN/corpusgen" -tasks "$2" -events "$3" -output-bytes "$4" -out "$dir" | head -1 >&2
+	fi
+	echo "$dir"
+}
+
+ROWS=()
+row() { ROWS+=("$(printf '| %s | %s | %s | %s |' "$1" "$2" "$3" "$4")"); }
+verdict() { awk -v x="$1" -v op="$2" -v y="$3" 'BEGIN { ok = (op == "<=") ? x <= y : x >= y; print ok ? "met" : "NOT met" }'; }
+
+echo "== machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(go version | awk '{print $3}'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+if want speed || want memory; then
+	BIG=$(corpus big "$BIG_TASKS" "$BIG_EVENTS" 2048)
+fi
+
+if want speed; then
+	echo "== speed: analyze vs the bare gjson scan on $(du -sh "$BIG" | cut -f1) ($RUNS runs, alternating)"
+	cat "$BIG"/*/*.jsonl > /dev/null # page cache
+	for i in $(seq "$RUNS"); do
+		measure scan "$BIN/benchtool" scan "$BIG"
+		measure analyze-text "$BIN/effectlint" analyze "$BIG"
+		measure scan2 "$BIN/benchtool" scan "$BIG"
+		measure analyze-json "$BIN/effectlint" analyze --format json "$BIG"
+	done
+	for f in text json; do
+		r=$(ratio "$WORK/out/$( [ $f = text ] && echo scan || echo scan2).runs" "$WORK/out/analyze-$f.runs" 1)
+		row "analyze ($f) speed vs bare gjson scan, 1 GB native" "≥ 0.50" \
+			"$(printf '%.2f (analyze %.1f s, scan %.1f s wall; cpu %.1f s vs %.1f s)' "$r" \
+				"$(median "$WORK/out/analyze-$f.runs" 1)" "$(median "$WORK/out/$( [ $f = text ] && echo scan || echo scan2).runs" 1)" \
+				"$(median "$WORK/out/analyze-$f.runs" 2)" "$(median "$WORK/out/$( [ $f = text ] && echo scan || echo scan2).runs" 2)")" \
+			"$(verdict "$r" ">=" 0.5)"
+	done
+fi
+
+if want memory; then
+	BIG2=$(corpus big2 "$BIG_TASKS" "$BIG_EVENTS" 4096)
+	echo "== memory: the same events, twice the bytes ($(du -sh "$BIG" | cut -f1) vs $(du -sh "$BIG2" | cut -f1))"
+	for i in $(seq "$RUNS"); do
+		measure mem1 "$BIN/effectlint" analyze --format json "$BIG"
+		measure mem2 "$BIN/effectlint" analyze --format json "$BIG2"
+	done
+	m1=$(median "$WORK/out/mem1.runs" 3); m2=$(median "$WORK/out/mem2.runs" 3)
+	r=$(awk -v a="$m2" -v b="$m1" 'BEGIN { printf "%.3f", a / b }')
+	row "peak RSS, 2× bytes at fixed events" "≤ 1.20×" "$(printf '%.2f× (%d MB → %d MB)' "$r" $((m1 / 1024)) $((m2 / 1024)))" "$(verdict "$r" "<=" 1.2)"
+	row "peak RSS, 2 GB of native logs" "< 512 MB" "$((m2 / 1024)) MB" "$(verdict "$((m2 / 1024))" "<=" 511)"
+fi
+rm -rf "$WORK/corpus-big" "$WORK/corpus-big2"
+
+if want policy; then
+	echo "== policy: evaluation time by facts ($FACTS; go test -bench, $RUNS runs)"
+	EFFECTLINT_BENCH_FACTS=$FACTS go test -run '^$' -bench 'BenchmarkEvaluate$' -benchtime 1x -count "$RUNS" ./policy \
+		| tee "$WORK/out/policy.txt" | grep '^Benchmark' || true
+	# facts wall_ns cpu_ns, by unit
+	awk '/^BenchmarkEvaluate\/facts=/ { for (i = 3; i < NF; i++) { if ($(i+1) == "ns/op") w = $i; if ($(i+1) == "cpu-ns/op") c = $i; if ($(i+1) == "facts") f = $i }
+		split($1, a, "[=-]"); print a[2], f, w, c }' "$WORK/out/policy.txt" > "$WORK/out/policy.runs"
+	med() { awk -v n="$1" -v c="$2" '$1 == n {print $c}' "$WORK/out/policy.runs" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+	for n in $(awk '{print $1}' "$WORK/out/policy.runs" | sort -n | uniq); do
+		d=$((n * 2)); grep -q "^$d " "$WORK/out/policy.runs" || continue
+		fn=$(med "$n" 2); fd=$(med "$d" 2)
+		# time ratios scaled to exactly twice the facts
+		rc=$(awk -v a="$(med "$d" 4)" -v b="$(med "$n" 4)" -v fa="$fd" -v fb="$fn" 'BEGIN { printf "%.2f", a / b * 2 * fb / fa }')
+		rw=$(awk -v a="$(med "$d" 3)" -v b="$(med "$n" 3)" -v fa="$fd" -v fb="$fn" 'BEGIN { printf "%.2f", a / b * 2 * fb / fa }')
+		row "evaluation, 2× facts ($fn → $fd facts)" "≤ 2.2×" \
+			"$(printf 'cpu %s× (%.2f s → %.2f s); wall %s× (%.2f s → %.2f s)' "$rc" \
+				"$(awk -v x="$(med "$n" 4)" 'BEGIN{print x/1e9}')" "$(awk -v x="$(med "$d" 4)" 'BEGIN{print x/1e9}')" "$rw" \
+				"$(awk -v x="$(med "$n" 3)" 'BEGIN{print x/1e9}')" "$(awk -v x="$(med "$d" 3)" 'BEGIN{print x/1e9}')")" \
+			"$(verdict "$rc" "<=" 2.2) (cpu)"
+	done
+fi
+
+if want check || want opa; then
+	HIST=$(corpus history 1000 50000 2048)
+fi
+
+if want check; then
+	runs=$((RUNS * 4 + 1))
+	echo "== check: 1,000 tasks, 50,000 events ($(du -sh "$HIST" | cut -f1)), $runs runs"
+	for i in $(seq "$runs"); do
+		measure check "$BIN/effectlint" check --task w0000500 --checkpoint send "$HIST"
+	done
+	w=$(median "$WORK/out/check.runs" 1)
+	row "check, whole process, 1,000 tasks / 50,000 events" "< 100 ms" \
+		"$(printf '%.0f ms (cpu %.0f ms, %d MB)' "$(awk -v x="$w" 'BEGIN{print x*1000}')" "$(awk -v x="$(median "$WORK/out/check.runs" 2)" 'BEGIN{print x*1000}')" $(( $(median "$WORK/out/check.runs" 3) / 1024 )))" \
+		"$(verdict "$(awk -v x="$w" 'BEGIN{print x*1000}')" "<=" 99.999)"
+fi
+
+if want opa; then
+	OPA=$(command -v opa || echo "$(go env GOPATH)/bin/opa")
+	if [ ! -x "$OPA" ]; then
+		echo "== installing opa $OPA_VERSION (go install)"
+		go install "github.com/open-policy-agent/opa@$OPA_VERSION"
+	fi
+	echo "== opa eval ($("$OPA" version | head -1)) vs analyze on the raw events of the same corpus"
+	"$BIN/benchtool" array "$HIST" "$WORK/events.json"
+	# keystates.rego groups events by task first (OPA indexes that
+	# comprehension); keystates-naive.rego scans every event for each key.
+	for policy in keystates keystates-naive; do
+		pkg=${policy//-/_}
+		for i in $(seq "$RUNS"); do
+			measure "opa-$policy" "$OPA" eval --format json -d "scripts/opa/$policy.rego" -i "$WORK/events.json" "data.$pkg.states"
+			measure "analyze-$policy" "$BIN/effectlint" analyze --format json "$HIST"
+		done
+		echo "   $policy: $("$BIN/benchtool" agree "$WORK/out/opa-$policy.out" "$WORK/out/analyze-$policy.out" | tail -1)"
+		rt=$(ratio "$WORK/out/opa-$policy.runs" "$WORK/out/analyze-$policy.runs" 1)
+		rm_=$(ratio "$WORK/out/analyze-$policy.runs" "$WORK/out/opa-$policy.runs" 3)
+		row "analyze vs opa eval ($policy.rego), time" "≥ 20× faster" \
+			"$(printf '%.1f× (opa %.1f s, analyze %.2f s wall; cpu %.1f s vs %.2f s)' "$rt" "$(median "$WORK/out/opa-$policy.runs" 1)" "$(median "$WORK/out/analyze-$policy.runs" 1)" \
+				"$(median "$WORK/out/opa-$policy.runs" 2)" "$(median "$WORK/out/analyze-$policy.runs" 2)")" "$(verdict "$rt" ">=" 20)"
+		row "analyze vs opa eval ($policy.rego), peak RSS" "≤ 1/10" \
+			"$(printf '1/%.1f (opa %d MB, analyze %d MB)' "$(awk -v x="$rm_" 'BEGIN{print 1/x}')" $(( $(median "$WORK/out/opa-$policy.runs" 3) / 1024 )) $(( $(median "$WORK/out/analyze-$policy.runs" 3) / 1024 )))" \
+			"$(verdict "$rm_" "<=" 0.1)"
+	done
+	if [ -n "${OPA_BIG:-}" ]; then
+		BIG=$(corpus big "$BIG_TASKS" "$BIG_EVENTS" 2048)
+		"$BIN/benchtool" array "$BIG" "$WORK/events-big.json"
+		rm -rf "$WORK/corpus-big-opa"
+		for i in $(seq "$RUNS"); do
+			measure opa-big "$OPA" eval --format json -d scripts/opa/keystates.rego -i "$WORK/events-big.json" data.keystates.states
+			measure analyze-big "$BIN/effectlint" analyze --format json "$BIG"
+		done
+		rt=$(ratio "$WORK/out/opa-big.runs" "$WORK/out/analyze-big.runs" 1)
+		rm_=$(ratio "$WORK/out/analyze-big.runs" "$WORK/out/opa-big.runs" 3)
+		row "analyze vs opa eval (keystates.rego), 1 GB, time" "≥ 20× faster" \
+			"$(printf '%.1f× (opa %.1f s, analyze %.1f s)' "$rt" "$(median "$WORK/out/opa-big.runs" 1)" "$(median "$WORK/out/analyze-big.runs" 1)")" "$(verdict "$rt" ">=" 20)"
+		row "analyze vs opa eval (keystates.rego), 1 GB, peak RSS" "≤ 1/10" \
+			"$(printf '1/%.1f (opa %d MB, analyze %d MB)' "$(awk -v x="$rm_" 'BEGIN{print 1/x}')" $(( $(median "$WORK/out/opa-big.runs" 3) / 1024 )) $(( $(median "$WORK/out/analyze-big.runs" 3) / 1024 )))" \
+			"$(verdict "$rm_" "<=" 0.1)"
+		rm -rf "$WORK/corpus-big"
+	fi
+fi
+
+echo
+echo "machine: $(nproc) cores ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $(go version | awk '{print $3}'); load at the end $(cut -d' ' -f1-3 /proc/loadavg); medians of $RUNS runs"
+echo
+echo "| target | goal | measured (median) | |"
+echo "| --- | --- | --- | --- |"
+printf '%s\n' "${ROWS[@]}"
