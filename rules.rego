@@ -828,3 +828,17 @@ class_of_type := {
 	"response_lost": "uncertainty", "failure_shown": "uncertainty", "interrupted": "uncertainty",
 	"picker_opened": "approach", "picker_dismissed": "retreat", "status": "label",
 }
+
+# The fact types the rules above read in key scopes. A fact of any other
+# type (task_started, intent, task_ended, a tool's output, a type this
+# version does not know) has class "other" and decides nothing here, so the
+# engine gives these rules only the scope facts of these types
+# (policy/evaluate.go): a month of tool output costs reading, not
+# evaluation. policy/typefilter_test.go holds this set to the rules (every
+# event type named above is in it) and the filtered evaluation to the
+# whole. Users' rules always see every fact.
+scope_fact_types := {
+	"picker_opened", "picker_accepted", "picker_dismissed", "send_fired", "request_sent",
+	"outgoing_item_seen", "readback", "response", "ui_changed", "timeout", "response_lost",
+	"failure_shown", "interrupted", "status", "gate_check",
+}

@@ -31,11 +31,12 @@ func newAnalyze(env Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			compiled := p.engineSoon(env, "finding")
 			facts, err := load(env, args, &c)
 			if err != nil {
 				return err
 			}
-			eng, err := p.engine(env, "finding")
+			eng, err := compiled()
 			if err != nil {
 				return err
 			}

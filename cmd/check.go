@@ -43,12 +43,13 @@ func newCheck(env Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			compiled := p.engineSoon(env, "stop")
 			facts, err := load(env, args, &c)
 			if err != nil {
 				return err
 			}
 			facts.Query = facts.Ask(task, checkpoint, spec)
-			eng, err := p.engine(env, "stop")
+			eng, err := compiled()
 			if err != nil {
 				return err
 			}

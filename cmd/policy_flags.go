@@ -65,6 +65,27 @@ func (p *policyFlags) engine(env Env, need string) (*policy.Engine, error) {
 	return eng, nil
 }
 
+// engineSoon starts compiling the rules (engine) while the caller reads
+// its inputs, and returns the function that waits for the result.
+// Compiling takes about 20 ms, a fifth of what a check may take; reading
+// and compiling share nothing. The caller reports a reading error first,
+// as it would without this.
+func (p *policyFlags) engineSoon(env Env, need string) func() (*policy.Engine, error) {
+	type compiled struct {
+		eng *policy.Engine
+		err error
+	}
+	done := make(chan compiled, 1)
+	go func() {
+		eng, err := p.engine(env, need)
+		done <- compiled{eng, err}
+	}()
+	return func() (*policy.Engine, error) {
+		c := <-done
+		return c.eng, c.err
+	}
+}
+
 // context bounds one evaluation by --timeout.
 func (p *policyFlags) context() (context.Context, context.CancelFunc) {
 	if p.timeout == 0 {

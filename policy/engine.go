@@ -45,6 +45,9 @@ type Engine struct {
 	builtinIDs map[string]bool
 	// customSeverity is the METADATA severity of each user finding id.
 	customSeverity map[string]string
+	// scopeTypes are the fact types the built-in rules read in key scopes
+	// (nil: all); see evaluate.go.
+	scopeTypes map[string]bool
 }
 
 // Module is one Rego source file.
@@ -158,6 +161,9 @@ func Compile(ctx context.Context, cfg Config) (*Engine, error) {
 			return nil, err
 		}
 		*q.pq = &pq
+	}
+	if err := e.readScopeFactTypes(ctx); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
@@ -509,7 +515,7 @@ func (e *Engine) Check(ctx context.Context, f *analyzer.Facts) (*Gate, error) {
 	if f.Query == nil {
 		return nil, fmt.Errorf("policy: check needs a query")
 	}
-	b, err := evalBindings(ctx, *e.check, checkInput(f))
+	b, err := evalBindings(ctx, *e.check, checkInput(f, e.scopeTypes))
 	if err != nil {
 		return nil, err
 	}

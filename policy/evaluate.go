@@ -96,11 +96,12 @@ func groups(f *analyzer.Facts) [][]int {
 	return out
 }
 
-// groupPart is the input of one group: its scopes, their tasks and the
-// authorizations of their keys.
-func groupPart(f *analyzer.Facts, group []int) part {
+// groupPart is the input of one group: its scopes (their facts of the
+// given types; nil: all), their tasks and the authorizations of their
+// keys.
+func groupPart(f *analyzer.Facts, group []int, types map[string]bool) part {
 	p := part{facts: f, scopes: make([]*analyzer.Scope, len(group)), tasks: map[string]*analyzer.Task{},
-		authorizations: []analyzer.Authorization{}}
+		authorizations: []analyzer.Authorization{}, types: types}
 	keys := map[string]bool{}
 	for i, si := range group {
 		s := f.Scopes[si]
@@ -124,9 +125,10 @@ func groupPart(f *analyzer.Facts, group []int) part {
 
 // checkInput is the gate's input: the whole document without extra fields
 // and without the scopes other than the one asked about, which no gate
-// rule reads (TestCheckInput_SameDecisionAsWhole).
-func checkInput(f *analyzer.Facts) ast.Value {
-	p := part{facts: f, scopes: []*analyzer.Scope{}, global: true, authorizations: f.Authorizations}
+// rule reads (TestCheckInput_SameDecisionAsWhole); that scope with its
+// facts of the given types (nil: all).
+func checkInput(f *analyzer.Facts, types map[string]bool) ast.Value {
+	p := part{facts: f, scopes: []*analyzer.Scope{}, global: true, authorizations: f.Authorizations, types: types}
 	if f.Scopes == nil {
 		p.scopes = nil
 	}
@@ -173,7 +175,7 @@ func (e *Engine) analyzeBuiltin(ctx context.Context, f *analyzer.Facts) (*Analys
 	run := func(j int) {
 		p := whole
 		if j > 0 {
-			p = groupPart(f, gs[j-1])
+			p = groupPart(f, gs[j-1], e.scopeTypes)
 		}
 		results[j] = e.evalPart(ctx, p)
 	}
@@ -255,10 +257,82 @@ func (e *Engine) evalPart(ctx context.Context, p part) partResult {
 	if err != nil {
 		return partResult{err: fmt.Errorf("policy: scopes: %v", err)}
 	}
+	if p.types != nil && len(r.scopes) == len(p.scopes) {
+		for i, s := range p.scopes {
+			if r.scopes[i].Classes, err = allClasses(s.Facts, p.types, r.scopes[i].Classes); err != nil {
+				return partResult{err: err}
+			}
+		}
+	}
 	fs, ok := rs[0].Bindings["findings"].([]any)
 	if !ok {
 		return partResult{err: fmt.Errorf("policy: the query gave no findings")}
 	}
 	r.findings = fs
 	return r
+}
+
+// Facts the built-in rules do not read.
+//
+// rules.rego's scope_fact_types names the fact types its rules read in key
+// scopes; a scope fact of any other type is class "other" and changes no
+// verdict. Most of a history is such facts (tool output, screen text,
+// task starts), and the rules scan a scope's facts a dozen times, so the
+// built-in rules are given only the facts of those types, and the classes
+// of the others are filled in as "other". Users' rules see every fact.
+// TestScopeFactTypes_SameAsWhole holds the filtered evaluation to the
+// whole one; TestScopeFactTypes_NameEveryTypeTheRulesRead the set to the
+// rules.
+
+// readScopeFactTypes reads scope_fact_types from the compiled rules; when
+// the rules do not define it (a copy of older rules), every fact is given.
+func (e *Engine) readScopeFactTypes(ctx context.Context) error {
+	pq, err := e.prepare(ctx, "types := data.effectlint.scope_fact_types")
+	if err != nil {
+		return err
+	}
+	rs, err := pq.Eval(ctx)
+	if err != nil {
+		return evalError(err)
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	list, ok := rs[0].Bindings["types"].([]any)
+	if !ok {
+		return fmt.Errorf("policy: scope_fact_types must be a set of strings")
+	}
+	e.scopeTypes = make(map[string]bool, len(list))
+	for _, t := range list {
+		s, ok := t.(string)
+		if !ok {
+			return fmt.Errorf("policy: scope_fact_types must be a set of strings, not hold %v", t)
+		}
+		e.scopeTypes[s] = true
+	}
+	return nil
+}
+
+// allClasses spreads the classes the rules gave to a scope's facts of the
+// given types over all its facts, the others being "other".
+func allClasses(facts []analyzer.Fact, types map[string]bool, given []string) ([]string, error) {
+	kept := 0
+	for i := range facts {
+		if types[facts[i].Type] {
+			kept++
+		}
+	}
+	if kept != len(given) {
+		return nil, fmt.Errorf("policy: the rules classed %d facts of a scope, want %d", len(given), kept)
+	}
+	out := make([]string, len(facts))
+	n := 0
+	for i := range facts {
+		if types[facts[i].Type] {
+			out[i], n = given[n], n+1
+		} else {
+			out[i] = "other"
+		}
+	}
+	return out, nil
 }

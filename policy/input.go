@@ -34,6 +34,9 @@ type part struct {
 	// fields: give facts their extra fields. The built-in rules never read
 	// them (TestBuiltinRulesDoNotReadFields).
 	fields bool
+	// types, when not nil, keeps in the scopes only the facts of these
+	// types: the built-in rules' scope_fact_types (evaluate.go).
+	types map[string]bool
 }
 
 // wholeInput is the complete facts document, extra fields included: what
@@ -194,8 +197,12 @@ func titleUse(u *analyzer.TitleUse) *ast.Term {
 	return obj(item("identity", sterm(u.Identity)), item("at", pointer(&u.At)))
 }
 
-// factConv converts facts, with or without their extra fields.
-type factConv struct{ fields bool }
+// factConv converts facts, with or without their extra fields, and keeps
+// in scopes only the facts of the given types (nil: all).
+type factConv struct {
+	fields bool
+	types  map[string]bool
+}
 
 func (c factConv) fact(f *analyzer.Fact) *ast.Term {
 	items := make([][2]*ast.Term, 0, 16)
@@ -232,7 +239,20 @@ func (c factConv) scope(s *analyzer.Scope) *ast.Term {
 	}
 	return obj(item("id", sterm(s.ID)), item("key", sterm(s.Key)), item("scope", sterm(s.Scope)),
 		item("destination", destination(&s.Destination)), item("content_sha256", sterm(s.ContentSHA256)),
-		item("tasks", strs(s.Tasks)), item("facts", list(s.Facts, c.fact)))
+		item("tasks", strs(s.Tasks)), item("facts", c.scopeFacts(s.Facts)))
+}
+
+func (c factConv) scopeFacts(facts []analyzer.Fact) *ast.Term {
+	if c.types == nil || facts == nil {
+		return list(facts, c.fact)
+	}
+	ts := make([]*ast.Term, 0, len(facts))
+	for i := range facts {
+		if c.types[facts[i].Type] {
+			ts = append(ts, c.fact(&facts[i]))
+		}
+	}
+	return ast.ArrayTerm(ts...)
 }
 
 func query(q *analyzer.Query) *ast.Term {
@@ -244,7 +264,7 @@ func query(q *analyzer.Query) *ast.Term {
 // value builds the part's input document.
 func (p part) value() ast.Value {
 	f := p.facts
-	c := factConv{fields: p.fields}
+	c := factConv{fields: p.fields, types: p.types}
 	tasks := p.tasks
 	if tasks == nil {
 		tasks = f.Tasks

@@ -239,6 +239,9 @@ var bodies = []string{
 	`"type":"response","ok":true`, `"type":"readback","result":"unavailable"`, `"type":"status","label":"not_sent"`,
 	`"type":"status","label":"sent_verified"`, `"type":"interrupted","reason":"restart"`, `"type":"task_ended","status":"completed"`,
 	`"type":"tool_output","output":"x","n":[1,{"a":null}]`, `"type":"intent","destination":{"title":"#x"},"content":{"sha256":"cd"}}`,
+	`"type":"readback","result":"confirmed"`, `"type":"ui_changed","detail":"spinner"`, `"type":"outgoing_item_seen"`,
+	`"type":"response_lost"`, `"type":"failure_shown"`, `"type":"timeout"`, `"type":"response","ok":false`,
+	`"type":"task_started","relation":"root"`, `"type":"note_to_self","text":"y"`,
 }
 
 func twoDigits(i int) string { return string(rune('0'+i/10)) + string(rune('0'+i%10)) }

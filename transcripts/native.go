@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,16 @@ import (
 
 // knownTypes lists the event types of SPEC §3 with the check of their extra
 // fields. A check returns "" when the event is well formed.
+// NativeTypes lists the event types SPEC §3 defines, sorted.
+func NativeTypes() []string {
+	out := make([]string, 0, len(knownTypes))
+	for t := range knownTypes {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
 var knownTypes = map[string]func(r gjson.Result) string{
 	"task_started": func(r gjson.Result) string {
 		rel := r.Get("relation")
