@@ -32,6 +32,8 @@ func newAnalyze(env Env) *cobra.Command {
 				return err
 			}
 			compiled := p.engineSoon(env, "finding")
+			// Only users' rules read facts' extra fields; no report shows them.
+			c.specFieldsOnly = len(p.policies) == 0
 			facts, err := load(env, args, &c)
 			if err != nil {
 				return err

@@ -44,6 +44,8 @@ func newCheck(env Env) *cobra.Command {
 				return err
 			}
 			compiled := p.engineSoon(env, "stop")
+			// Only users' rules read facts' extra fields; no report shows them.
+			c.specFieldsOnly = len(p.policies) == 0
 			facts, err := load(env, args, &c)
 			if err != nil {
 				return err

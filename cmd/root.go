@@ -110,6 +110,9 @@ type commonFlags struct {
 	inputFormat   string
 	profile       string
 	requireChecks bool
+	// specFieldsOnly: the run shows no extra field of any fact, so the
+	// readers need not keep them (transcripts.Options.SpecFieldsOnly).
+	specFieldsOnly bool
 }
 
 func (c *commonFlags) register(cmd *cobra.Command) {
@@ -165,7 +168,8 @@ func load(env Env, paths []string, c *commonFlags) (*analyzer.Facts, error) {
 	if c.maxProblems < 0 {
 		return nil, fail(ExitError, "--max-problems must be 0 (list all) or more, not %d", c.maxProblems)
 	}
-	opt := transcripts.Options{Stdin: env.Stdin, MaxLineBytes: c.maxLineBytes, InputFormat: c.inputFormat, MaxProblems: c.maxProblems}
+	opt := transcripts.Options{Stdin: env.Stdin, MaxLineBytes: c.maxLineBytes, InputFormat: c.inputFormat, MaxProblems: c.maxProblems,
+		SpecFieldsOnly: c.specFieldsOnly}
 	if c.maxProblems == 0 {
 		opt.MaxProblems = -1 // no limit
 	}

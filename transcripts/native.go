@@ -222,7 +222,9 @@ func checkJSONLine(l rawLine, taskField string) (msg, task string) {
 // readNative reads one effectlint/v1 JSON Lines stream. Each line goes
 // to the fast path (nativefast.go) first; the lines it does not take are
 // read as every JSON Lines format reads them (jsonLines).
-func readNative(src io.Reader, in *Input, maxLine int, emit func(Event)) {
+// keep, when not nil, says which fields other than ts, task and type to
+// decode into Event.Fields (Options.SpecFieldsOnly).
+func readNative(src io.Reader, in *Input, maxLine int, keep func(string) bool, emit func(Event)) {
 	unknown := map[string]int{}
 	var unknownOrder []string
 	accept := func(ev *Event, problem *Problem) {
@@ -243,6 +245,7 @@ func readNative(src io.Reader, in *Input, maxLine int, emit func(Event)) {
 		emit(*ev)
 	}
 	nf := newNativeFast()
+	nf.keep = keep
 	lr := newLineReader(src, maxLine)
 	for {
 		l, err := lr.next()
@@ -268,7 +271,7 @@ func readNative(src io.Reader, in *Input, maxLine int, emit func(Event)) {
 			in.addProblem(Problem{File: in.Path, Line: l.num, Task: task, Message: msg})
 			continue
 		}
-		accept(parseNativeLine(in.Path, l.num, gjson.ParseBytes(l.bytes)))
+		accept(parseNativeLine(in.Path, l.num, gjson.ParseBytes(l.bytes), keep))
 	}
 	for _, t := range unknownOrder {
 		in.Notices = append(in.Notices, fmt.Sprintf("unknown event type %q on %d line(s): kept as facts, not interpreted", clip(t, 60), unknown[t]))
@@ -278,8 +281,10 @@ func readNative(src io.Reader, in *Input, maxLine int, emit func(Event)) {
 // parseNativeLine turns one JSON object into an event. A line that cannot
 // be placed in time or attributed to a task yields no event; a line whose
 // type-specific fields are wrong yields both the event (its evidence still
-// counts) and a problem (its task's history is then incomplete).
-func parseNativeLine(file string, num int, r gjson.Result) (*Event, *Problem) {
+// counts) and a problem (its task's history is then incomplete). keep, when
+// not nil, says which other fields to decode into Fields (the type checks
+// read the line itself, so they see every field).
+func parseNativeLine(file string, num int, r gjson.Result, keep func(string) bool) (*Event, *Problem) {
 	fail := func(task, msg string) (*Event, *Problem) {
 		return nil, &Problem{File: file, Line: num, Task: task, Message: msg}
 	}
@@ -304,7 +309,9 @@ func parseNativeLine(file string, num int, r gjson.Result) (*Event, *Problem) {
 		switch k.Str {
 		case "ts", "task", "type":
 		default:
-			ev.Fields[k.Str] = decode(v, 1)
+			if keep == nil || keep(k.Str) {
+				ev.Fields[k.Str] = decode(v, 1)
+			}
 		}
 		return true
 	})

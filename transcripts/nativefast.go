@@ -50,13 +50,18 @@ func notKept(n int) string {
 }
 
 // specFields are the extra fields SPEC §3 names; their values are kept
-// exactly. Every other field, and `detail`, is free text and is clipped.
+// exactly. Every other field, and `detail`, is free text and is clipped
+// (and left out with Options.SpecFieldsOnly).
 var specFields = map[string]bool{
 	"relation": true, "parent": true, "resumes": true, "child": true, "status": true,
 	"reason": true, "intent": true, "destination": true, "content": true,
 	"authorization": true, "by": true, "key": true, "checkpoint": true, "decision": true,
 	"file": true, "idempotency_token": true, "ok": true, "result": true, "label": true,
 }
+
+// SpecField says whether SPEC §3 names a field of native events (other than
+// ts, task and type): the fields Options.SpecFieldsOnly keeps.
+func SpecField(field string) bool { return specFields[field] }
 
 func clipped(field string) bool {
 	return !specFields[field] && field != "ts" && field != "task" && field != "type"
@@ -101,12 +106,13 @@ type span struct {
 // nativeFast reads lines of one native input on the fast path. Its
 // buffers are reused line after line.
 type nativeFast struct {
-	spans  []span
-	synth  []byte
-	intern map[string]string
+	spans    []span
+	synth    []byte
+	interned map[string]string
+	keep     func(string) bool // as parseNativeLine's
 }
 
-func newNativeFast() *nativeFast { return &nativeFast{intern: map[string]string{}} }
+func newNativeFast() *nativeFast { return &nativeFast{interned: map[string]string{}} }
 
 // line returns the event and problem of one line as parseNativeLine would
 // for the slow path, or handled false when the slow path must read it.
@@ -149,38 +155,38 @@ func (nf *nativeFast) line(file string, l rawLine) (ev *Event, problem *Problem,
 		nf.synth, view = b, b
 	}
 	// The view is not copied: everything kept is cloned below.
-	ev, problem = parseNativeLine(file, l.num, gjson.Parse(unsafe.String(unsafe.SliceData(view), len(view))))
+	ev, problem = parseNativeLine(file, l.num, gjson.Parse(unsafe.String(unsafe.SliceData(view), len(view))), nf.keep)
 	if problem != nil {
 		problem.Task = strings.Clone(problem.Task)
 	}
 	if ev == nil {
 		return nil, problem, true
 	}
-	ev.Task, ev.Type = nf.keep(ev.Task), nf.keep(ev.Type)
+	ev.Task, ev.Type = nf.intern(ev.Task), nf.intern(ev.Type)
 	fields := make(map[string]any, len(ev.Fields))
 	for k, v := range ev.Fields {
-		fields[nf.keep(k)] = cloneValue(v)
+		fields[nf.intern(k)] = cloneValue(v)
 	}
 	ev.Fields = fields
 	if long {
 		for i := range spans {
 			s := &spans[i]
-			if s.str && len(s.val) > MaxTextBytes+2 && clipped(string(s.key)) {
-				ev.Fields[nf.keep(string(s.key))] = longText(s)
+			if s.str && len(s.val) > MaxTextBytes+2 && clipped(string(s.key)) && (nf.keep == nil || nf.keep(string(s.key))) {
+				ev.Fields[nf.intern(string(s.key))] = longText(s)
 			}
 		}
 	}
 	return ev, problem, true
 }
 
-// keep interns short strings that repeat (task ids, types, field names).
-func (nf *nativeFast) keep(s string) string {
-	if k, ok := nf.intern[s]; ok {
+// intern interns short strings that repeat (task ids, types, field names).
+func (nf *nativeFast) intern(s string) string {
+	if k, ok := nf.interned[s]; ok {
 		return k
 	}
 	k := strings.Clone(s)
-	if len(nf.intern) < 1<<16 {
-		nf.intern[k] = k
+	if len(nf.interned) < 1<<16 {
+		nf.interned[k] = k
 	}
 	return k
 }

@@ -35,7 +35,7 @@ func sameAsSlowPath(t *testing.T, line []byte) {
 	if msg, _ := checkJSONLine(l, "task"); msg != "" {
 		t.Fatalf("fast path read a line the slow path refuses (%s): %q", msg, line)
 	}
-	sev, sprob := parseNativeLine("f.jsonl", 7, gjson.ParseBytes(bytes.Clone(line)))
+	sev, sprob := parseNativeLine("f.jsonl", 7, gjson.ParseBytes(bytes.Clone(line)), nil)
 	if sev != nil {
 		clipFields(sev.Fields)
 	}

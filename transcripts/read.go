@@ -38,6 +38,12 @@ type Options struct {
 	// expected.yaml of an `effectlint test` case is not part of its
 	// history). Files named as arguments are always read.
 	Ignore func(path string) bool
+	// SpecFieldsOnly keeps in Event.Fields only the fields SPEC §3 names
+	// (SpecField): all that the analyzer and the built-in rules read. The
+	// other fields (tool output, free text, whatever a writer adds) are
+	// still validated but neither decoded nor kept. For runs that show no
+	// extra field: analyze and check without users' rules.
+	SpecFieldsOnly bool
 }
 
 // DefaultMaxDocumentBytes bounds a JSON document read whole (OpenAI,
@@ -111,6 +117,17 @@ func Read(paths []string, opt Options, emit func(Event)) (Result, error) {
 	}
 	if opt.InputFormat == FormatProfile && profileSource(opt.Profile) == nil {
 		return res, fmt.Errorf("--input-format profile needs --profile with a source section")
+	}
+	if opt.SpecFieldsOnly {
+		all := emit
+		emit = func(e Event) {
+			for k := range e.Fields {
+				if !SpecField(k) {
+					delete(e.Fields, k)
+				}
+			}
+			all(e)
+		}
 	}
 	r := &run{opt: opt, emit: emit, seen: map[string]bool{}, pending: map[string]*pendingCall{}, page: map[string]string{}}
 	if workers := runtime.GOMAXPROCS(0); workers > 1 && len(srcs) > 1 {
@@ -203,7 +220,7 @@ func (rn *run) readNativeAhead(s source, emit func(Event)) (in Input, native boo
 		return in, false
 	}
 	in.Format = FormatNative
-	readNative(br, &in, rn.opt.MaxLineBytes, emit)
+	readNative(br, &in, rn.opt.MaxLineBytes, rn.keep(), emit)
 	rn.checkEmpty(&in)
 	return in, true
 }
@@ -408,7 +425,7 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 	switch format {
 	case FormatNative:
 		in.Format = FormatNative
-		readNative(br, in, rn.opt.MaxLineBytes, rn.emit)
+		readNative(br, in, rn.opt.MaxLineBytes, rn.keep(), rn.emit)
 		return
 	case FormatClaudeCode:
 		in.Format = FormatClaudeCode
@@ -470,7 +487,7 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 			// JSON Lines whose first line was longer than detection
 			// could see. Read it line by line.
 			in.Format = FormatNative
-			readNative(bytes.NewReader(doc), in, rn.opt.MaxLineBytes, rn.emit)
+			readNative(bytes.NewReader(doc), in, rn.opt.MaxLineBytes, rn.keep(), rn.emit)
 			return
 		} else {
 			in.addProblem(Problem{File: in.Path, Line: 1, Message: "not valid JSON (neither JSON Lines nor a whole JSON document): the document may be cut"})
@@ -523,4 +540,12 @@ func (d *document) lineOf(r gjson.Result) int {
 		return d.first + d.lines.line(r.Index) - 1
 	}
 	return d.lines.line(r.Index)
+}
+
+// keep says which fields the native reader decodes (nil: all).
+func (rn *run) keep() func(string) bool {
+	if rn.opt.SpecFieldsOnly {
+		return SpecField
+	}
+	return nil
 }

@@ -86,6 +86,6 @@ func (rn *run) readLines(format string, r io.Reader, in *Input) {
 		rn.readProfileLines(r, in)
 	default:
 		in.Format = FormatNative
-		readNative(r, in, rn.opt.MaxLineBytes, rn.emit)
+		readNative(r, in, rn.opt.MaxLineBytes, rn.keep(), rn.emit)
 	}
 }
