@@ -38,23 +38,33 @@ func benchCorpus(b *testing.B, format string) (dir string, files []string, bytes
 	return dir, files, bytes
 }
 
-// BenchmarkRead reads a corpus into events, as analyze does (every core).
+// BenchmarkRead reads a corpus into events on every core, keeping every
+// field (as facts and runs with users' rules do) and only the fields SPEC
+// names (as analyze and check without them do).
 func BenchmarkRead(b *testing.B) {
 	for _, format := range []string{corpus.Native, corpus.ClaudeCode} {
-		b.Run(format, func(b *testing.B) {
-			dir, _, size := benchCorpus(b, format)
-			b.SetBytes(size)
-			b.ResetTimer()
-			for b.Loop() {
-				n := 0
-				if _, err := Read([]string{dir}, Options{}, func(Event) { n++ }); err != nil {
-					b.Fatal(err)
-				}
-				if n == 0 {
-					b.Fatal("no events")
-				}
+		for _, lean := range []bool{false, true} {
+			name := format + "/all-fields"
+			if lean {
+				name = format + "/spec-fields-only"
 			}
-		})
+			b.Run(name, func(b *testing.B) { benchRead(b, format, Options{SpecFieldsOnly: lean}) })
+		}
+	}
+}
+
+func benchRead(b *testing.B, format string, opt Options) {
+	dir, _, size := benchCorpus(b, format)
+	b.SetBytes(size)
+	b.ResetTimer()
+	for b.Loop() {
+		n := 0
+		if _, err := Read([]string{dir}, opt, func(Event) { n++ }); err != nil {
+			b.Fatal(err)
+		}
+		if n == 0 {
+			b.Fatal("no events")
+		}
 	}
 }
 

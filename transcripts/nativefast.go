@@ -20,8 +20,8 @@ import (
 // once: scanFields validates it (JSON as gjson.ValidBytes accepts it, UTF-8
 // as utf8.Valid does) and records where each top-level field is. Long text
 // never reaches gjson: it is replaced by a placeholder of the same type for
-// parseNativeLine, the one place that turns a line into an event, and kept
-// not kept (ClipText). Anything unusual (an escaped or repeated key, deep
+// parseNativeLine, the one place that turns a line into an event, and only
+// its length is kept (ClipText). Anything unusual (an escaped or repeated key, deep
 // nesting, any invalid byte) goes to the slow path, which gives the same
 // event or the exact problem; TestNativeFastPath_SameAsSlowPath and
 // FuzzNativeFastPath hold the two paths to the same result.
