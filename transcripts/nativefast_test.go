@@ -28,22 +28,29 @@ func sameAsSlowPath(t *testing.T, line []byte) {
 			t.Fatalf("fast scan found %d fields, gjson %d: %q", len(spans), countFields(line), line)
 		}
 	}
-	fev, fprob, handled := newNativeFast().line("f.jsonl", l)
-	if !handled {
-		return
-	}
-	if msg, _ := checkJSONLine(l, "task"); msg != "" {
-		t.Fatalf("fast path read a line the slow path refuses (%s): %q", msg, line)
-	}
-	sev, sprob := parseNativeLine("f.jsonl", 7, gjson.ParseBytes(bytes.Clone(line)), nil)
-	if sev != nil {
-		clipFields(sev.Fields)
-	}
-	if fev != nil {
-		clipFields(fev.Fields)
-	}
-	if !reflect.DeepEqual(fev, sev) || !reflect.DeepEqual(fprob, sprob) {
-		t.Fatalf("fast and slow paths differ for %q:\nfast %+v %+v\nslow %+v %+v", line, fev, fprob, sev, sprob)
+	// Every field kept, and only the fields SPEC names (analyze and check).
+	for _, keep := range []func(string) bool{nil, SpecField} {
+		nf := newNativeFast()
+		nf.keep = keep
+		fev, fprob, handled := nf.line("f.jsonl", l)
+		if !handled {
+			return
+		}
+		if msg, _ := checkJSONLine(l, "task"); msg != "" {
+			t.Fatalf("fast path read a line the slow path refuses (%s): %q", msg, line)
+		}
+		sev, sprob := parseNativeLine("f.jsonl", 7, gjson.ParseBytes(bytes.Clone(line)), keep)
+		for _, ev := range []*Event{fev, sev} {
+			if ev != nil {
+				clipFields(ev.Fields)
+				if len(ev.Fields) == 0 {
+					ev.Fields = nil // no field: a nil map or an empty one
+				}
+			}
+		}
+		if !reflect.DeepEqual(fev, sev) || !reflect.DeepEqual(fprob, sprob) {
+			t.Fatalf("fast and slow paths differ for %q (spec fields only: %v):\nfast %+v %+v\nslow %+v %+v", line, keep != nil, fev, fprob, sev, sprob)
+		}
 	}
 }
 
@@ -79,6 +86,20 @@ var fastPathCases = []string{
 	`{"a":{"b":}}`, `{"a":{"b" 1}}`, `{"a":"\x"}`, `{"a":"\u12"}`, "{\"a\":\"\x01\"}", "{\"a\":\"\xff\"}",
 	`{"a":tru}`, `{"a":nul}`, `{"a":[[[[]]]]}`, `{"a":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}`,
 	`[1]`, `"s"`, `{"a":1} x`, `{"a":1}` + "\t\r ",
+	// Lines the bare reading takes (spec fields only) or must leave.
+	`{"ts":"2026-11-30T07:00:00.123+01:00","task":"t1","type":"note","text":"x","n":1}`,
+	`{"type":"note","task":"t1","ts":"2026-11-30T07:00:00Z"}`,
+	`{"ts":"2026-11-30T07:00:00Z","task":"t\"1","type":"note"}`,
+	`{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"n\u006fte"}`,
+	`{"ts":"2026-11-30T07:00:00Z","task":"","type":"note"}`,
+	`{"ts":"2026-11-30T07:00:00Z","task":"t1","type":""}`,
+	`{"ts":"2026-11-30T07:00:00Z","task":1,"type":"note"}`,
+	`{"ts":20261130,"task":"t1","type":"note"}`,
+	`{"ts":"2026-11-31T07:00:00Z","task":"t1","type":"note"}`,
+	`{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"note","intent":"i1"}`,
+	`{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"note","intent":5}`,
+	`{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"task_ended","output":"x"}`,
+	`{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"tool_output","detail":"` + strings.Repeat(`d`, 300) + `"}`,
 }
 
 func TestNativeFastPath_SameAsSlowPath(t *testing.T) {
