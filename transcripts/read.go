@@ -175,10 +175,17 @@ func (rn *run) readParallel(srcs []source, workers int) []Input {
 			}
 		}
 	}()
+	// Event buffers go round: a file's buffer is reused once its events
+	// are emitted (fewer fresh pages for a short run like check).
+	buffers := make(chan []Event, 2*workers)
 	for w := 0; w < workers; w++ {
 		go func() {
 			for i := range work {
 				var a ahead
+				select {
+				case a.events = <-buffers:
+				default:
+				}
 				if !srcs[i].stdin {
 					a.in, a.native = rn.readNativeAhead(srcs[i], func(e Event) { a.events = append(a.events, e) })
 				}
@@ -194,6 +201,11 @@ func (rn *run) readParallel(srcs []source, workers int) []Input {
 				rn.emit(e)
 			}
 			inputs = append(inputs, a.in)
+			clear(a.events)
+			select {
+			case buffers <- a.events[:0]:
+			default:
+			}
 		} else {
 			inputs = append(inputs, rn.readSource(s))
 		}
