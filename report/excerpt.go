@@ -154,6 +154,12 @@ func cutStrings(v reflect.Value) {
 // showing the report could act on them. Outside strings JSON is ASCII, so
 // every such character is inside a string, and the escape means the same.
 func escapeJSONControls(b []byte) []byte {
+	// Every character escaped here is DEL or not ASCII: text below DEL
+	// (nearly every report) is returned after one byte loop, without
+	// decoding runes.
+	if !hasByteFrom(b, 0x7f) {
+		return b
+	}
 	if bytes.IndexFunc(b, func(r rune) bool { return r == 0x7f || invisible(r) }) < 0 {
 		return b
 	}
@@ -168,6 +174,16 @@ func escapeJSONControls(b []byte) []byte {
 		b = b[size:]
 	}
 	return out.Bytes()
+}
+
+// hasByteFrom reports whether b holds a byte >= min.
+func hasByteFrom(b []byte, min byte) bool {
+	for _, c := range b {
+		if c >= min {
+			return true
+		}
+	}
+	return false
 }
 
 // invisible reports the characters shown escaped besides C0 and DEL: C1
