@@ -249,14 +249,7 @@ func twoDigits(i int) string { return string(rune('0'+i/10)) + string(rune('0'+i
 // The parts leave out the facts' extra fields: no built-in rule may read
 // them, or reflect over a fact or the input (which could).
 func TestBuiltinRulesDoNotReadFields(t *testing.T) {
-	src, err := os.ReadFile("../rules.rego")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := ast.ParseModuleWithOpts("rules.rego", string(src), ast.ParserOptions{RegoVersion: ast.RegoV1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mod := parsedRules(t)
 	reflective := map[string]bool{"walk": true, "json.marshal": true, "json.marshal_with_options": true,
 		"object.keys": true, "object.get": true, "object.remove": true, "object.filter": true,
 		"object.union": true, "object.union_n": true, "json.filter": true, "json.remove": true,
@@ -281,4 +274,19 @@ func TestBuiltinRulesDoNotReadFields(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// parsedRules is rules.rego's syntax tree, for tests that read the rules
+// as text.
+func parsedRules(t *testing.T) *ast.Module {
+	t.Helper()
+	src, err := os.ReadFile("../rules.rego")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := ast.ParseModuleWithOpts("rules.rego", string(src), ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mod
 }

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"os"
 	"slices"
 	"testing"
 
@@ -18,14 +17,7 @@ import (
 // rules: an event type the rules name outside the set would be a type they
 // read but never see.
 func TestScopeFactTypes_NameEveryTypeTheRulesRead(t *testing.T) {
-	src, err := os.ReadFile("../rules.rego")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := ast.ParseModuleWithOpts("rules.rego", string(src), ast.ParserOptions{RegoVersion: ast.RegoV1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mod := parsedRules(t)
 	native := transcripts.NativeTypes()
 	e := builtinEngine(t)
 	if e.scopeTypes == nil {
