@@ -22,18 +22,7 @@ import (
 // same, to the byte. When a rule's meaning changes on purpose, change the
 // reference with it.
 
-func referenceEngine(t tb) *Engine {
-	t.Helper()
-	src, err := os.ReadFile("testdata/rules-reference.rego")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(context.Background(), Module{Name: "rules.rego", Source: string(src)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
+func referenceEngine(t tb) *Engine { return engineFrom(t, "testdata/rules-reference.rego") }
 
 func TestRules_DecideAsTheReference(t *testing.T) {
 	e, ref := builtinEngine(t), referenceEngine(t)

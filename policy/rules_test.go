@@ -57,14 +57,7 @@ func TestRegoRules(t *testing.T) {
 // every gate reason of SPEC §5 is named by at least one test_* rule, so
 // `effectlint verify` exercises each of them.
 func TestRegoRules_CoverEveryFindingAndGateReason(t *testing.T) {
-	src, err := os.ReadFile("../rules.rego")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(context.Background(), Module{Name: "rules.rego", Source: string(src)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := builtinEngine(t)
 	want := map[string]bool{}
 	for _, r := range e.Rules() {
 		want[r.ID] = true
