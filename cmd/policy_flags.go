@@ -77,6 +77,13 @@ func (p *policyFlags) engineSoon(env Env, need string) func() (*policy.Engine, e
 	}
 	done := make(chan compiled, 1)
 	go func() {
+		// Main's recover cannot see this goroutine: a panic while
+		// compiling comes back as the error, as it would have from Main.
+		defer func() {
+			if r := recover(); r != nil {
+				done <- compiled{err: fail(ExitError, "internal error while compiling the rules: %v", r)}
+			}
+		}()
 		eng, err := p.engine(env, need)
 		done <- compiled{eng, err}
 	}()

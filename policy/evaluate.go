@@ -280,9 +280,10 @@ func (e *Engine) evalPart(ctx context.Context, p part) partResult {
 // task starts), and the rules scan a scope's facts a dozen times, so the
 // built-in rules are given only the facts of those types, and the classes
 // of the others are filled in as "other". Users' rules see every fact.
-// TestScopeFactTypes_SameAsWhole holds the filtered evaluation to the
-// whole one; TestScopeFactTypes_NameEveryTypeTheRulesRead the set to the
-// rules.
+// TestAnalyzeByParts_SameAsWhole, TestCheckInput_SameDecisionAsWhole and
+// TestProperty_PartsJudgeAsTheWhole hold the filtered evaluation to the
+// whole unfiltered document; TestScopeFactTypes_NameEveryTypeTheRulesRead
+// holds the set to the rules.
 
 // readScopeFactTypes reads scope_fact_types from the compiled rules; when
 // the rules do not define it (a copy of older rules), every fact is given.

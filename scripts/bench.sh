@@ -14,7 +14,8 @@
 #   big      BIG_TASKS × BIG_EVENTS native events, tool outputs of 2 KiB on
 #            average: about 1 GB (default 12,000 tasks, 600,000 events)
 #   big2     the same events with outputs of 4 KiB: about 2 GB
-#   history  1,000 tasks, 50,000 events (the check and opa comparisons)
+#   history  HIST_TASKS × HIST_EVENTS (default 1,000 tasks, 50,000 events;
+#            the check and opa comparisons)
 #   history-short  the same with texts of 256 bytes (check)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +26,8 @@ ONLY=${ONLY:-speed memory policy check opa}
 BIG_TASKS=${BIG_TASKS:-12000}
 BIG_EVENTS=${BIG_EVENTS:-600000}
 FACTS=${FACTS:-10000,20000,100000,200000,500000,1000000}
+HIST_TASKS=${HIST_TASKS:-1000}
+HIST_EVENTS=${HIST_EVENTS:-50000}
 OPA_VERSION=$(awk '$1 == "github.com/open-policy-agent/opa" {print $2}' go.mod)
 
 want() { [[ " $ONLY " == *" $1 "* ]]; }
@@ -145,26 +148,26 @@ if want policy; then
 fi
 
 if want check || want opa; then
-	HIST=$(corpus history 1000 50000 2048)
+	HIST=$(corpus history "$HIST_TASKS" "$HIST_EVENTS" 2048)
 fi
 
 if want check; then
 	runs=$((RUNS * 4 + 1))
-	echo "== check: 1,000 tasks, 50,000 events ($(du -sh "$HIST" | cut -f1)), $runs runs"
+	echo "== check: $HIST_TASKS tasks, $HIST_EVENTS events ($(du -sh "$HIST" | cut -f1)), $runs runs"
 	for i in $(seq "$runs"); do
 		measure check "$BIN/effectlint" check --task w0000500 --checkpoint send "$HIST"
 	done
 	w=$(median "$WORK/out/check.runs" 1)
-	row "check, whole process, 1,000 tasks / 50,000 events" "< 100 ms" \
+	row "check, whole process, $HIST_TASKS tasks / $HIST_EVENTS events" "< 100 ms" \
 		"$(printf '%.0f ms (cpu %.0f ms, %d MB)' "$(awk -v x="$w" 'BEGIN{print x*1000}')" "$(awk -v x="$(median "$WORK/out/check.runs" 2)" 'BEGIN{print x*1000}')" $(( $(median "$WORK/out/check.runs" 3) / 1024 )))" \
 		"$(verdict "$(awk -v x="$w" 'BEGIN{print x*1000}')" "<=" 99.999)"
 	# The same events with short texts: is it the bytes or the events?
-	SHORT=$(corpus history-short 1000 50000 256)
+	SHORT=$(corpus history-short "$HIST_TASKS" "$HIST_EVENTS" 256)
 	for i in $(seq "$runs"); do
 		measure check-short "$BIN/effectlint" check --task w0000500 --checkpoint send "$SHORT"
 	done
 	w=$(median "$WORK/out/check-short.runs" 1)
-	row "check, the same 50,000 events with 256-byte texts ($(du -sh "$SHORT" | cut -f1))" "< 100 ms" \
+	row "check, the same $HIST_EVENTS events with 256-byte texts ($(du -sh "$SHORT" | cut -f1))" "< 100 ms" \
 		"$(printf '%.0f ms (cpu %.0f ms, %d MB)' "$(awk -v x="$w" 'BEGIN{print x*1000}')" "$(awk -v x="$(median "$WORK/out/check-short.runs" 2)" 'BEGIN{print x*1000}')" $(( $(median "$WORK/out/check-short.runs" 3) / 1024 )))" \
 		"$(verdict "$(awk -v x="$w" 'BEGIN{print x*1000}')" "<=" 99.999)"
 	rm -rf "$SHORT"

@@ -14,8 +14,6 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// knownTypes lists the event types of SPEC §3 with the check of their extra
-// fields. A check returns "" when the event is well formed.
 // NativeTypes lists the event types SPEC §3 defines, sorted.
 func NativeTypes() []string {
 	out := make([]string, 0, len(knownTypes))
@@ -26,6 +24,8 @@ func NativeTypes() []string {
 	return out
 }
 
+// knownTypes lists the event types of SPEC §3 with the check of their extra
+// fields. A check returns "" when the event is well formed.
 var knownTypes = map[string]func(r gjson.Result) string{
 	"task_started": func(r gjson.Result) string {
 		rel := r.Get("relation")

@@ -60,8 +60,10 @@ var specFields = map[string]bool{
 	"file": true, "idempotency_token": true, "ok": true, "result": true, "label": true,
 }
 
-// SpecField says whether SPEC §3 names a field of native events (other than
-// ts, task and type): the fields Options.SpecFieldsOnly keeps.
+// SpecField says whether a field of native events (other than ts, task and
+// type) is one SPEC §3 gives a meaning to, not free text: the fields
+// Options.SpecFieldsOnly keeps, and all that the analyzer and the built-in
+// rules read. `detail`, which SPEC §3 names as free text, is not one.
 func SpecField(field string) bool { return specFields[field] }
 
 func clipped(field string) bool {

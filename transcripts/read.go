@@ -38,10 +38,11 @@ type Options struct {
 	// expected.yaml of an `effectlint test` case is not part of its
 	// history). Files named as arguments are always read.
 	Ignore func(path string) bool
-	// SpecFieldsOnly keeps in Event.Fields only the fields SPEC §3 names
-	// (SpecField): all that the analyzer and the built-in rules read. The
-	// other fields (tool output, free text, whatever a writer adds) are
-	// still validated but neither decoded nor kept. For runs that show no
+	// SpecFieldsOnly keeps in Event.Fields only the fields SPEC §3 gives a
+	// meaning (SpecField): all that the analyzer and the built-in rules
+	// read. The other fields (free text such as detail, tool output,
+	// whatever a writer adds) are still validated but neither decoded nor
+	// kept. For runs that show no
 	// extra field: analyze and check without users' rules.
 	SpecFieldsOnly bool
 }
