@@ -286,30 +286,26 @@ func (e *Engine) evalPart(ctx context.Context, p part) partResult {
 // holds the set to the rules.
 
 // readScopeFactTypes reads scope_fact_types from the compiled rules; when
-// the rules do not define it (a copy of older rules), every fact is given.
+// the rules do not define it (a copy of older rules) or define it empty,
+// every fact is given.
 func (e *Engine) readScopeFactTypes(ctx context.Context) error {
-	pq, err := e.prepare(ctx, "types := data.effectlint.scope_fact_types")
+	pq, err := e.prepare(ctx, "types := [t | some t in data.effectlint.scope_fact_types]")
 	if err != nil {
 		return err
 	}
-	rs, err := pq.Eval(ctx)
+	b, err := evalBindings(ctx, pq, ast.NewObject())
 	if err != nil {
-		return evalError(err)
+		return err
 	}
-	if len(rs) == 0 {
-		return nil
+	var types []string
+	if err := decode(b, "types", &types); err != nil {
+		return err
 	}
-	list, ok := rs[0].Bindings["types"].([]any)
-	if !ok {
-		return fmt.Errorf("policy: scope_fact_types must be a set of strings")
-	}
-	e.scopeTypes = make(map[string]bool, len(list))
-	for _, t := range list {
-		s, ok := t.(string)
-		if !ok {
-			return fmt.Errorf("policy: scope_fact_types must be a set of strings, not hold %v", t)
+	if len(types) > 0 {
+		e.scopeTypes = make(map[string]bool, len(types))
+		for _, t := range types {
+			e.scopeTypes[t] = true
 		}
-		e.scopeTypes[s] = true
 	}
 	return nil
 }
