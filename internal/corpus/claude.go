@@ -128,14 +128,6 @@ func (s *csession) post(group int, ok bool) {
 }
 
 func (g *gen) claude() {
-	per := g.cfg.Events / g.cfg.Tasks
-	extra := g.cfg.Events % g.cfg.Tasks
-	budget := func(i int) int {
-		if i < extra {
-			return per + 1
-		}
-		return per
-	}
 	for i := 0; i < g.cfg.Tasks && g.err == nil; {
 		k := g.pickClaude()
 		if i+k.tasks > g.cfg.Tasks {
@@ -157,7 +149,7 @@ func (g *gen) claude() {
 			}
 			g.renameTo(s.id + ".jsonl")
 			s.prompt(fmt.Sprintf("Post report %d to #ch-%07d", group, group))
-			b := budget(i + j)
+			b := g.budget(i + j)
 			switch k.name {
 			case "clean_post":
 				s.work(b - 4)

@@ -137,6 +137,16 @@ var kinds = []kind{
 	{"label_contradicts", 4, 1},
 }
 
+// budget is the number of events of task i: Events spread over Tasks, the
+// first Events % Tasks tasks taking one more.
+func (g *gen) budget(i int) int {
+	n := g.cfg.Events / g.cfg.Tasks
+	if i < g.cfg.Events%g.cfg.Tasks {
+		n++
+	}
+	return n
+}
+
 func (g *gen) pick() kind {
 	n := g.rng.IntN(1000)
 	for _, k := range kinds {

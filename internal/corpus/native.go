@@ -51,14 +51,6 @@ func (t *ntask) filler(n int) time.Duration {
 }
 
 func (g *gen) native() {
-	per := g.cfg.Events / g.cfg.Tasks
-	extra := g.cfg.Events % g.cfg.Tasks
-	budget := func(i int) int { // events of task i
-		if i < extra {
-			return per + 1
-		}
-		return per
-	}
 	for i := 0; i < g.cfg.Tasks && g.err == nil; {
 		k := g.pick()
 		if i+k.tasks > g.cfg.Tasks {
@@ -86,7 +78,7 @@ func (g *gen) native() {
 			t.ev(0, "task_started", rel)
 			t.ev(time.Second, "intent", intent...)
 			core := coreEvents[k.name][min(j, len(coreEvents[k.name])-1)]
-			at := t.filler(max(budget(i+j)-2-core, 0))
+			at := t.filler(max(g.budget(i+j)-2-core, 0))
 			g.script(k.name, j, t, at)
 		}
 		for _, t := range tasks {
