@@ -42,8 +42,8 @@ type Options struct {
 	// meaning (SpecField): all that the analyzer and the built-in rules
 	// read. The other fields (free text such as detail, tool output,
 	// whatever a writer adds) are still validated but neither decoded nor
-	// kept. For runs that show no
-	// extra field: analyze and check without users' rules.
+	// kept. For runs that show no extra field: analyze and check without
+	// users' rules.
 	SpecFieldsOnly bool
 }
 
@@ -120,8 +120,14 @@ func Read(paths []string, opt Options, emit func(Event)) (Result, error) {
 		return res, fmt.Errorf("--input-format profile needs --profile with a source section")
 	}
 	if opt.SpecFieldsOnly {
+		// The native reader keeps no other field in the first place; the
+		// other readers' events lose theirs here.
 		all := emit
 		emit = func(e Event) {
+			if e.Source == FormatNative {
+				all(e)
+				return
+			}
 			for k := range e.Fields {
 				if !SpecField(k) {
 					delete(e.Fields, k)
