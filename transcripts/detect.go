@@ -23,7 +23,13 @@ const (
 var Formats = []string{FormatNative, FormatClaudeCode, FormatOpenAI, FormatOTel, FormatTemporal, FormatProfile}
 
 var claudeCodeTypes = map[string]bool{"user": true, "assistant": true, "progress": true, "system": true,
-	"file-history-snapshot": true, "summary": true, "queue-operation": true}
+	"file-history-snapshot": true, "summary": true, "queue-operation": true, "attachment": true,
+	"last-prompt": true, "mode": true}
+
+// formatHookPayloads marks JSON Lines of Claude Code hook payloads (what
+// the CLI passes a hook on standard input, as a logging hook appends it):
+// not a history. Such a file is listed with a notice and not read.
+const formatHookPayloads = "claude-code-hook-payloads"
 
 // detect names the format of an input from its first bytes (up to 64 KiB;
 // whole is set when that is the entire input). JSON Lines and JSON
@@ -61,8 +67,14 @@ func detect(peek []byte, whole bool, p *Profile) string {
 	case len(trimmed) == 0:
 		return FormatNative // an empty file: the native reader says so
 	case len(lines) == 1 && len(objects) == 1 && whole:
-		// One line: a minified document, or a log of one event.
+		// One line: a minified document, or a log of one event. An
+		// object no reader knows either way is a document no reader
+		// recognizes (a subagent's .meta.json, a config file), listed
+		// with a notice, not a log of one broken event.
 		if f := detectDocument(objects[0], p); f != FormatUnknown {
+			return "document"
+		}
+		if recognizeLine(objects[0], p) == "" && !nativeShaped(objects[0]) {
 			return "document"
 		}
 		return detectLine(objects[0], p)
@@ -95,8 +107,17 @@ func recognizeLine(line gjson.Result, p *Profile) string {
 		return FormatClaudeCode
 	case line.Get("resourceSpans").IsArray():
 		return FormatOTel // OTLP/JSON export requests, one a line
+	case line.Get("hook_event_name").Type == gjson.String && line.Get("session_id").Exists():
+		return formatHookPayloads
 	}
 	return ""
+}
+
+// nativeShaped: a record that names any field of a native event, so a
+// broken native event (no ts, say) is read by the native reader and
+// reported there, never taken for a foreign document.
+func nativeShaped(line gjson.Result) bool {
+	return line.Get("ts").Exists() || line.Get("task").Exists() || line.Get("type").Exists()
 }
 
 // firstRecognizedLine is the format of the first line of text that is a

@@ -450,6 +450,10 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 		in.Format = FormatClaudeCode
 		rn.readClaudeCode(br, in)
 		return
+	case formatHookPayloads:
+		in.Format = FormatUnknown
+		in.Notices = append(in.Notices, "Claude Code hook payloads (one hook event a line), not a history: not read")
+		return
 	case FormatOTel:
 		// Detected from JSON Lines (forced or not): one OTLP export request
 		// a line, as the OpenTelemetry Collector's file exporter writes.
