@@ -291,7 +291,7 @@ func TestRead_ClaudeCodeLinesThatCannotBePlaced(t *testing.T) {
 		{"a timestamp beyond any clock", ok + "\n" + `{"type":"assistant","sessionId":"s1","uuid":"a1","timestamp":1e300,"message":{"content":[]}}` + "\n", 2, "s1", "timestamp", ""},
 		{"no session", ok + "\n" + `{"type":"assistant","uuid":"a1","timestamp":"2026-11-30T07:00:01Z","message":{"content":[]}}` + "\n", 2, "", "sessionId", ""},
 		{"only a snapshot", `{"type":"file-history-snapshot","messageId":"m1","snapshot":{}}` + "\n", 1, "", "no message line", ""},
-		{"an unknown record type", ok + "\n" + `{"type":"attachment","sessionId":"s1","timestamp":"2026-11-30T07:00:01Z"}` + "\n", 0, "", "", `"attachment" (1)`},
+		{"an unknown record type", ok + "\n" + `{"type":"telemetry-ping","sessionId":"s1","timestamp":"2026-11-30T07:00:01Z"}` + "\n", 0, "", "", `"telemetry-ping" (1)`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
