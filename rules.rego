@@ -41,11 +41,15 @@ uncertainty(f) if {
 	f.result in {"mismatch", "unavailable"}
 }
 
-# A submission is a press of the send control or a request: the events a
-# provider idempotency token can deduplicate.
+# A submission is a press of the send control or a request.
 submission(f) if f.type in {"send_fired", "request_sent"}
 
-has_token(f) if f.idempotency_token != ""
+# Only a request carries a provider idempotency token (SPEC §6): a UI
+# click that names one is a click all the same.
+has_token(f) if {
+	f.type == "request_sent"
+	f.idempotency_token != ""
+}
 
 label_claims_sent(f) if {
 	f.type == "status"
@@ -240,9 +244,9 @@ duplicate_delivery contains f if {
 #   severity: info
 provider_deduplicated contains f if {
 	some s in input.scopes
-	tokens := {g.idempotency_token | some g in s.facts; g.type in {"send_fired", "request_sent"}; has_token(g)}
+	tokens := {g.idempotency_token | some g in s.facts; g.type == "request_sent"; has_token(g)}
 	some token in tokens
-	subs := [g | some g in s.facts; g.idempotency_token == token; submission(g)]
+	subs := [g | some g in s.facts; g.idempotency_token == token; has_token(g)]
 	count(subs) >= 2
 	f := finding("PROVIDER_DEDUPLICATED", rego.metadata.chain(), s, subs[1].task,
 		sprintf("%d submissions carried the provider idempotency token %q", [count(subs), token]),
@@ -261,30 +265,21 @@ episode_firsts(facts) := [first |
 # title: Duplicate-risk resume
 # description: >-
 #   A task crossed after the scope had been consumed by an earlier crossing
-#   (another task's, or its own before an interruption).
+#   (another task's, or its own before an interruption). A provider token
+#   does not excuse it: the resume took the risk whatever the provider did.
 # custom:
 #   severity: critical
 duplicate_risk_resume contains f if {
 	some s in input.scopes
 	firsts := episode_firsts(s.facts)
 	some c in firsts
-	earlier := [g | some g in firsts; g.seq < c.seq; not same_provider_token(g, c)]
+	earlier := [g | some g in firsts; g.seq < c.seq]
 	count(earlier) > 0
 	prior := earlier[0]
 	whose := prior_owner(prior, c)
 	f := finding("DUPLICATE_RISK_RESUME", rego.metadata.chain(), s, c.task,
 		sprintf("task %s crossed at %s after the scope was consumed by %s crossing at %s", [c.task, c.ts, whose, prior.ts]),
 		[prior, c])
-}
-
-# Repeating a submission under the provider token of an earlier one (a
-# provider idempotency key, or an effect idempotent by content like git
-# push) cannot deliver twice.
-same_provider_token(a, b) if {
-	submission(a)
-	submission(b)
-	has_token(a)
-	a.idempotency_token == b.idempotency_token
 }
 
 prior_owner(prior, c) := "its own" if prior.task == c.task
@@ -611,11 +606,71 @@ findings := ((((((((((((duplicate_delivery | provider_deduplicated) | duplicate_
 
 q := input.query
 
-q_scope := [s | some s in input.scopes; s.id == q.scope_id]
+# The scopes the gate weighs: the one asked about, and every scope of the
+# same content and scope name whose destination may be the same (SPEC §2:
+# the gate treats "may be the same" as the same; keys stay exact).
+q_scope := [s | some s in input.scopes; weighed_scope(s)]
+
+weighed_scope(s) if s.id == q.scope_id
+
+weighed_scope(s) if {
+	s.id != q.scope_id
+	q.key != ""
+	s.content_sha256 == q.content_sha256
+	s.scope == q.scope
+	may_be_same(s.destination, q.destination)
+}
 
 q_facts := [f | some s in q_scope; some f in s.facts]
 
-q_tasks := [input.tasks[id] | some s in q_scope; some id in s.tasks]
+# The weighed scopes' tasks, each once, in the order the scopes list them.
+q_tasks := [input.tasks[id] |
+	some i, s in q_scope
+	some id in s.tasks
+	not listed_before(id, i)
+]
+
+listed_before(id, i) if {
+	some j, s in q_scope
+	j < i
+	id in s.tasks
+}
+
+# Destinations as SPEC §2 compares them: two may be the same when their
+# identities differ at most in letter case, or when one is known by title
+# alone and the other carries that title.
+may_be_same(a, b) if {
+	strong_destination(a)
+	strong_destination(b)
+	folded_identity(a) == folded_identity(b)
+}
+
+may_be_same(a, b) if {
+	not strong_destination(a)
+	folded_title(a) != ""
+	folded_title(a) == folded_title(b)
+}
+
+may_be_same(a, b) if {
+	not strong_destination(b)
+	folded_title(b) != ""
+	folded_title(a) == folded_title(b)
+}
+
+strong_destination(d) if {
+	trim_space(d.provider) != ""
+	trim_space(d.id) != ""
+}
+
+known_destination(d) if strong_destination(d)
+
+known_destination(d) if folded_title(d) != ""
+
+folded_identity(d) := lower(sprintf("%s/%s", [trim_space(d.provider), trim_space(d.id)]))
+
+folded_title(d) := lower(concat(" ", [w | some w in regex.split(`\s+`, trim_space(d.title)); w != ""])) if d.title
+
+else := ""
 
 own_facts := [f | some f in q_facts; f.task == q.task]
 
@@ -638,11 +693,25 @@ running_others := [t | some t in other_tasks; running(t)]
 
 earlier_running := [t | some t in running_others; t.start_rank < q_rank]
 
+# A task that ended, or that a resuming task superseded, is not eligible
+# (SPEC §5): asking again must not make it a second executor.
+asker_finished if {
+	q.task_known
+	finished(input.tasks[q.task])
+}
+
+candidates := running_others if asker_finished
+
+else := earlier_running
+
 executor := null if {
 	q.key == ""
 } else := q.task if {
+	not asker_finished
 	count(earlier_running) == 0
-} else := [t.id | some t in earlier_running; t.start_rank == min([r.start_rank | some r in earlier_running])][0]
+} else := [t.id | some t in candidates; t.start_rank == min([r.start_rank | some r in candidates])][0] if {
+	count(candidates) > 0
+} else := null
 
 reason(order, rule, message, facts) := {"order": order, "rule": rule, "message": message, "evidence": pointers(facts)}
 
@@ -682,7 +751,28 @@ stop contains r if {
 	}
 }
 
-stop contains reason(4, "UNKNOWN_AUTHORIZATION", sprintf("authorization %q has no record for key %s", [q.authorization, q.key]), []) if {
+# Crossings no key could be tied to (SPEC §4, "Unkeyed crossings"): each
+# may have delivered this very file, unless its intent names a destination
+# that cannot be this one.
+relevant_unkeyed := [f | some f in input.unkeyed; crossing(f); unkeyed_relevant(f)]
+
+unkeyed_relevant(_) if q.key == ""
+
+unkeyed_relevant(f) if not known_destination(unkeyed_destination(f))
+
+unkeyed_relevant(f) if may_be_same(f.unkeyed_destination, q.destination)
+
+# The destination an unkeyed crossing's intent names ({} when none).
+unkeyed_destination(f) := f.unkeyed_destination if f.unkeyed_destination
+
+else := {}
+
+stop contains reason(4, "UNKEYED_CROSSING", msg, relevant_unkeyed) if {
+	count(relevant_unkeyed) > 0
+	msg := sprintf("%d crossing(s) of task(s) %s cannot be tied to a key and may have delivered this one: %s", [count(relevant_unkeyed), concat(", ", tasks_of(relevant_unkeyed)), relevant_unkeyed[0].unkeyed_because])
+}
+
+stop contains reason(5, "UNKNOWN_AUTHORIZATION", sprintf("authorization %q has no record for key %s", [q.authorization, q.key]), []) if {
 	q.authorization != ""
 	q.key != ""
 	not authorized(q.authorization, q.key)
@@ -692,7 +782,7 @@ stop contains reason(4, "UNKNOWN_AUTHORIZATION", sprintf("authorization %q has n
 # reason, so KEY_CONSUMED always points at the facts that consumed the scope.
 consumed_by := [f | some f in others_facts; consuming(f)]
 
-stop contains reason(5, "KEY_CONSUMED", msg, consumed_by) if {
+stop contains reason(6, "KEY_CONSUMED", msg, consumed_by) if {
 	others_state in consumed_states
 	count(consumed_by) > 0
 	msg := sprintf("the scope is %s by the evidence of task(s) %s", [others_state, concat(", ", tasks_of(consumed_by))])
@@ -700,7 +790,7 @@ stop contains reason(5, "KEY_CONSUMED", msg, consumed_by) if {
 
 held_approaches := [a | some a in others_facts; not a.segment_ended; unresolved_approach(a, others_facts)]
 
-stop contains reason(5, "KEY_CONSUMED", msg, held_approaches) if {
+stop contains reason(6, "KEY_CONSUMED", msg, held_approaches) if {
 	count(held_approaches) > 0
 	msg := sprintf("task(s) %s hold an unresolved approach (%s) and may be about to cross", [concat(", ", tasks_of(held_approaches)), concat(", ", [a.type | some a in held_approaches])])
 }
@@ -720,7 +810,7 @@ tasks_of(facts) := sort({f.task | some f in facts})
 # Everything the asking task itself did that crossed, or may have.
 own_crossed := [f | some f in own_facts; already_crossed(f)]
 
-stop contains reason(6, "ALREADY_CROSSED", msg, own_crossed) if {
+stop contains reason(7, "ALREADY_CROSSED", msg, own_crossed) if {
 	count(own_crossed) > 0
 	msg := sprintf("task %s itself crossed or may have: %s", [q.task, concat(", ", [own_crossing_text(f) | some f in own_crossed])])
 }
@@ -757,14 +847,30 @@ own_picker_before_send(f) if {
 }
 
 stop contains r if {
+	not asker_finished
 	executor != null
 	executor != q.task
 	r := {
-		"order": 7, "rule": "NOT_ELECTED",
+		"order": 8, "rule": "NOT_ELECTED",
 		"message": sprintf("task %s started earlier and is the elected executor", [executor]),
 		"evidence": [input.tasks[executor].start],
 	}
 }
+
+stop contains r if {
+	q.key != ""
+	asker_finished
+	t := input.tasks[q.task]
+	r := {
+		"order": 8, "rule": "NOT_ELECTED",
+		"message": sprintf("task %s %s and is not eligible to cross", [q.task, finished_text(t)]),
+		"evidence": [t.start],
+	}
+}
+
+finished_text(t) := sprintf("was superseded by task %s, which resumes it", [t.superseded_by]) if {
+	t.superseded_by != ""
+} else := "has ended"
 
 decision := "allow" if count(stop) == 0
 

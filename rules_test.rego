@@ -319,6 +319,8 @@ ask(task_id, checkpoint) := {
 	"scope": "original",
 	"scope_id": sid_a,
 	"authorization": "",
+	"destination": dest_a,
+	"content_sha256": sha_a,
 }
 
 # ask_new: a task with no history names its key_a intent on the command line.
@@ -748,15 +750,36 @@ test_duplicate_risk_resume_when_task_crosses_again_after_own_interrupted_crossin
 	has_finding_for(d, "DUPLICATE_RISK_RESUME", "t1")
 }
 
-test_no_duplicate_risk_resume_when_repeat_carries_the_same_provider_token if {
+test_duplicate_risk_resume_even_when_repeat_carries_the_same_provider_token if {
 	# An idempotent effect (git push) or a provider idempotency key: the
-	# provider deduplicates, the repeat cannot deliver twice.
+	# provider deduplicates, so the repeat is no duplicate delivery; but
+	# the task crossed a consumed scope all the same (SPEC §6: the token
+	# exception never covers DUPLICATE_RISK_RESUME).
 	d := world([done("t1", 0), done("t2", 1)], [
 		request(1, "t1", "tok-7"), response(2, "t1", true),
 		request(10, "t2", "tok-7"), response(11, "t2", true),
 	])
-	no_finding(d, "DUPLICATE_RISK_RESUME")
+	has_finding_for(d, "DUPLICATE_RISK_RESUME", "t2")
 	no_finding(d, "DUPLICATE_DELIVERY")
+}
+
+test_duplicate_delivery_when_ui_clicks_name_the_same_token if {
+	# A click carries no provider token (SPEC §6): a token on send_fired
+	# deduplicates nothing.
+	d := world([done("t1", 0), done("t2", 1)], [
+		evx(1, "t1", "send_fired", {"idempotency_token": "tok-7"}),
+		evx(10, "t2", "send_fired", {"idempotency_token": "tok-7"}),
+	])
+	has_finding_for(d, "DUPLICATE_DELIVERY", "t2")
+	no_finding(d, "PROVIDER_DEDUPLICATED")
+}
+
+test_duplicate_delivery_when_one_segment_clicks_twice_with_a_token if {
+	d := world([done("t1", 0)], [
+		evx(1, "t1", "send_fired", {"idempotency_token": "tok-7"}),
+		evx(2, "t1", "send_fired", {"idempotency_token": "tok-7"}),
+	])
+	has_finding_for(d, "DUPLICATE_DELIVERY", "t1")
 }
 
 test_duplicate_risk_resume_when_repeat_carries_another_token if {
@@ -1442,7 +1465,7 @@ test_gate_superseded_task_is_not_eligible_executor if {
 
 test_gate_allows_no_matching_history_for_unused_key if {
 	d := world([done("t1", 0)], checked_send(1, "t1"))
-	query := object.union(ask_new("t9", "resume"), {"key": key_b, "scope_id": scope_id(key_b, "original")})
+	query := object.union(ask_new("t9", "resume"), {"key": key_b, "scope_id": scope_id(key_b, "original"), "destination": {"provider": "slack", "id": "C0OTHER99"}})
 	allowed_as(d, query, "NO_MATCHING_HISTORY")
 }
 
@@ -1578,4 +1601,124 @@ test_no_label_contradiction_when_resumed_task_claims_predecessors_confirmation i
 		[label(9, "t2", "sent_verified")],
 	))
 	no_finding(d, "LABEL_CONTRADICTS_EVIDENCE")
+}
+
+# ---------------------------------------------------------------------------
+# Fail closed on what the gate cannot key or tell apart (SPEC §2, §4, §5)
+
+# A world with t5's unkeyed facts and t2 running on key_a.
+unkeyed_world(facts) := object.union(world([unkeyed_task, live("t2", 1)], []), {"unkeyed": facts})
+
+test_gate_stops_on_unkeyed_crossing_of_a_task_with_no_intent if {
+	# A delegated worker that declared nothing fired send: it may have
+	# delivered this very file.
+	d := unkeyed_world([unkeyed(ev(2, "t5", "send_fired"))])
+	stopped_by(d, ask("t2", "send"), "UNKEYED_CROSSING")
+	stop_evidence(d, ask("t2", "send"), "UNKEYED_CROSSING") == {at("t5", 2)}
+}
+
+test_gate_stops_on_unkeyed_crossing_for_a_new_task_too if {
+	d := unkeyed_world([unkeyed(ev(2, "t5", "picker_accepted"))])
+	stopped_by(d, ask_new("t9", "picker"), "UNKEYED_CROSSING")
+}
+
+test_gate_ignores_unkeyed_approach_and_label if {
+	d := unkeyed_world([unkeyed(ev(1, "t5", "picker_opened")), unkeyed(label(2, "t5", "not_sent"))])
+	not_stopped_by(d, ask("t2", "send"), "UNKEYED_CROSSING")
+}
+
+test_gate_stops_on_unkeyed_crossing_whose_destination_may_be_the_same if {
+	# The content could not be hashed, but the destination is this one's
+	# in other letter case, or its title alone.
+	some dest in [
+		{"provider": "Slack", "id": "c024be91l"},
+		{"title": "#Reports"},
+		{"provider": "slack", "id": "C024BE91L", "title": "#other"},
+	]
+	f := object.union(unkeyed(ev(2, "t5", "send_fired")), {"unkeyed_destination": dest})
+	stopped_by(unkeyed_world([f]), ask("t2", "send"), "UNKEYED_CROSSING")
+}
+
+test_gate_ignores_unkeyed_crossing_to_another_destination if {
+	f := object.union(unkeyed(ev(2, "t5", "send_fired")), {"unkeyed_destination": {"provider": "slack", "id": "C0OTHER99", "title": "#elsewhere"}})
+	d := unkeyed_world([f])
+	not_stopped_by(d, ask("t2", "send"), "UNKEYED_CROSSING")
+	allowed_as(d, ask("t2", "send"), "NO_MATCHING_HISTORY")
+}
+
+test_gate_unkeyed_crossing_stops_after_history_unreadable_and_before_key_consumed if {
+	d := object.union(world([unkeyed_task, done("t1", 1), live("t2", 2)], checked_send(3, "t1")), {"unkeyed": [unkeyed(ev(2, "t5", "send_fired"))]})
+	g := gate_for(d, ask("t2", "send"))
+	orders := {r.rule: r.order | some r in g.reasons}
+	count(orders) == 2
+	orders.UNKEYED_CROSSING < orders.KEY_CONSUMED
+	orders.UNKEYED_CROSSING > 3 # HISTORY_UNREADABLE's
+}
+
+# Two scopes of one content whose destinations may be the same: t1
+# crossed in the second; t2 asks about the first.
+related_world(dest_other) := d if {
+	key_o := concat("", ["v1|", dest_part(dest_other), "|sha256=", sha_a])
+	t1 := object.union(done("t1", 0), {"intents": [object.union(intent_of("t1", key_o, "original"), {"destination": dest_other})], "keys": [key_o]})
+	base := world_scopes([t1, live("t2", 1)], [
+		{"key": key_a, "scope": "original", "facts": []},
+		{"key": key_o, "scope": "original", "facts": checked_send(1, "t1")},
+	])
+	d := object.union(base, {"scopes": [base.scopes[0], object.union(base.scopes[1], {"destination": dest_other})]})
+}
+
+dest_part(d) := concat("", ["title=", lower(d.title)]) if not d.provider
+
+else := concat("", ["dest=", lower(d.provider), "/", d.id])
+
+test_gate_weighs_a_title_only_crossing_of_the_same_title if {
+	d := related_world({"title": "#Reports"})
+	stopped_by(d, ask("t2", "send"), "KEY_CONSUMED")
+}
+
+test_gate_weighs_a_destination_that_differs_only_in_letter_case if {
+	d := related_world({"provider": "mail", "id": "c024be91l"})
+	not stopped_by(d, ask("t2", "send"), "KEY_CONSUMED") # another provider
+	d2 := related_world({"provider": "slack", "id": "c024be91l"})
+	stopped_by(d2, ask("t2", "send"), "KEY_CONSUMED")
+}
+
+test_gate_does_not_weigh_another_destination if {
+	d := related_world({"provider": "slack", "id": "C0OTHER99", "title": "#elsewhere"})
+	allowed_as(d, ask("t2", "send"), "NO_MATCHING_HISTORY")
+}
+
+test_gate_does_not_weigh_another_content if {
+	d0 := related_world({"title": "#Reports"})
+	other := object.union(d0.scopes[1], {"content_sha256": "2222222222222222222222222222222222222222222222222222222222222222"})
+	d := object.union(d0, {"scopes": [d0.scopes[0], other]})
+	allowed_as(d, ask("t2", "send"), "NO_MATCHING_HISTORY")
+}
+
+test_gate_elects_across_scopes_that_may_be_the_same if {
+	# t1 runs in the title-only scope and started first: t2 is not the
+	# executor of what may be one destination.
+	d0 := related_world({"title": "#Reports"})
+	t1 := object.union(d0.tasks.t1, {"ended": false, "status": ""})
+	d := object.union(d0, {
+		"tasks": {"t1": t1, "t2": d0.tasks.t2},
+		"scopes": [d0.scopes[0], object.union(d0.scopes[1], {"facts": []})],
+	})
+	stopped_by(d, ask("t2", "send"), "NOT_ELECTED")
+}
+
+test_gate_superseded_asker_is_not_eligible if {
+	# t1 was resumed by t2, which runs; t1 asking again must not make a
+	# second executor.
+	t1 := object.union(live("t1", 0), {"superseded_by": "t2"})
+	d := world([t1, resumed("t2", 1, "t1")], [])
+	stopped_by(d, ask("t1", "send"), "NOT_ELECTED")
+	allowed_as(d, ask("t2", "send"), "PRIOR_NOT_SENT")
+}
+
+test_gate_ended_asker_is_not_eligible if {
+	d := world([done("t1", 0)], [])
+	stopped_by(d, ask("t1", "send"), "NOT_ELECTED")
+	g := gate_for(d, ask("t1", "send"))
+	g.executor == null
 }

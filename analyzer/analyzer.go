@@ -6,10 +6,12 @@ package analyzer
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,6 +42,35 @@ type Builder struct {
 	order   []uint32 // every event in input order: a fact, or a lifecycle event (lifeBit)
 	sources []string
 	hashes  map[string]hashResult
+	paths   []PathMap
+	// problems are lines the analyzer itself finds unreadable (a
+	// malformed key or digest): they join their input's problems.
+	problems []transcripts.Problem
+}
+
+// PathMap reads a recorded path under From as the same path under To:
+// post-incident review runs on another machine than the agent did.
+type PathMap struct{ From, To string }
+
+// MapPaths adds path maps (the longest matching From wins).
+func (b *Builder) MapPaths(maps ...PathMap) { b.paths = append(b.paths, maps...) }
+
+// mapPath applies the longest path map whose From is p or a parent of p.
+func (b *Builder) mapPath(p string) string {
+	best := -1
+	for i, m := range b.paths {
+		from := filepath.Clean(m.From)
+		if p == from || strings.HasPrefix(p, strings.TrimSuffix(from, string(filepath.Separator))+string(filepath.Separator)) {
+			if best < 0 || len(from) > len(filepath.Clean(b.paths[best].From)) {
+				best = i
+			}
+		}
+	}
+	if best < 0 {
+		return p
+	}
+	m := b.paths[best]
+	return filepath.Join(m.To, strings.TrimPrefix(p, filepath.Clean(m.From)))
 }
 
 const factChunk = 4096
@@ -156,18 +187,30 @@ func (l *lifecycle) str(name string) string { return l.e.Str(name) }
 // Build orders the events (by time; ties by task id, then input order, and
 // inputs are read in path order) and derives the facts.
 func (b *Builder) Build(read transcripts.Result) *Facts {
-	// Ties between tasks break by task id, so that splitting the same
-	// events over files differently cannot change the order; one task's
-	// tied events keep their input order (stable sort).
+	// Ties break so that splitting the same events over files differently
+	// cannot change the order (SPEC §3): by task id, then, within one
+	// task, by a rank that reads the instant the fail-closed way (a
+	// crossing or approach before the interruption, end or restart that
+	// shares its time), then by type and content; input order only
+	// between identical events.
 	lifeAt := make([]stamp, len(b.lives))
 	for i := range b.lives {
 		lifeAt[i] = stampOf(b.lives[i].e.TS)
 	}
+	lifeRank := b.lifeRanks(lifeAt)
 	at := func(r uint32) (stamp, string) {
 		if r&lifeBit != 0 {
 			return lifeAt[r&^lifeBit], b.lives[r&^lifeBit].e.Task
 		}
 		return b.factAt[r], b.fact(r).Task
+	}
+	rankOf := func(r uint32) (uint8, string) {
+		if r&lifeBit != 0 {
+			l := &b.lives[r&^lifeBit]
+			return lifeRank[r&^lifeBit], l.e.Type
+		}
+		t := b.fact(r).Type
+		return factRank(t), t
 	}
 	slices.SortStableFunc(b.order, func(x, y uint32) int {
 		tx, kx := at(x)
@@ -175,7 +218,18 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 		if c := tx.compare(ty); c != 0 {
 			return c
 		}
-		return strings.Compare(kx, ky)
+		if c := strings.Compare(kx, ky); c != 0 {
+			return c
+		}
+		rx, typeX := rankOf(x)
+		ry, typeY := rankOf(y)
+		if c := cmp.Compare(rx, ry); c != 0 {
+			return c
+		}
+		if c := strings.Compare(typeX, typeY); c != 0 {
+			return c
+		}
+		return strings.Compare(b.content(x), b.content(y))
 	})
 	f := &Facts{
 		Version: FactsVersion, Inputs: read.Inputs, Skipped: read.Skipped,
@@ -214,13 +268,35 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 		}
 		t.files[file] = true
 		if r&lifeBit == 0 {
-			t.Gated = t.Gated || b.fact(r).Type == "gate_check"
+			fact := b.fact(r)
+			t.Gated = t.Gated || fact.Type == "gate_check"
+			if t.Ended {
+				t.incomplete(fmt.Sprintf("%s at %s:%d after the task ended", fact.Type, fact.At.File, fact.At.Line))
+			}
 			continue
 		}
 		l := &b.lives[r&^lifeBit]
 		e := &l.e
+		if t.Ended && !(e.Type == "task_started" && t.started) && e.Type != "task_ended" {
+			// (A repeated task_ended, a log line written twice, says
+			// nothing new.)
+			// SPEC §3: events after task_ended, other than a restart,
+			// make the history inconsistent.
+			t.incomplete(fmt.Sprintf("%s at %s:%d after the task ended", e.Type, e.File, e.Line))
+		}
 		switch e.Type {
 		case "task_started":
+			if t.started {
+				// A second task_started of a known task is a restart: the
+				// segment before it has ended, as if an interruption with
+				// reason restart preceded it (a crash writes nothing).
+				t.Segment++
+				t.Ended, t.Status = false, ""
+				t.Interruptions = append(t.Interruptions, Interruption{Seq: seq, TS: formatTS(e.TS),
+					Reason: "restart", Segment: t.Segment, At: Pointer{e.File, e.Line}})
+				continue
+			}
+			t.started = true
 			if t.Relation == "" {
 				t.Relation, t.Resumes = l.str("relation"), l.str("resumes")
 				if p := l.str("parent"); p != "" {
@@ -251,14 +327,24 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 			t.Interruptions = append(t.Interruptions, Interruption{Seq: seq, TS: formatTS(e.TS),
 				Reason: l.str("reason"), Segment: t.Segment, At: Pointer{e.File, e.Line}})
 		case "intent":
-			t.Intents = append(t.Intents, b.intent(e, seq, len(t.Intents)))
+			in := b.intent(e, seq, len(t.Intents))
+			for _, prev := range t.Intents {
+				if prev.ID == in.ID && (prev.Key != in.Key || prev.Key == "" || prev.Authorization != in.Authorization) {
+					// Evidence that names this id could mean either.
+					t.incomplete(fmt.Sprintf("intent %s is declared twice, with different keys (%s:%d, %s:%d)",
+						in.ID, prev.At.File, prev.At.Line, in.At.File, in.At.Line))
+				}
+			}
+			t.Intents = append(t.Intents, in)
 		case "authorization":
 			f.Authorizations = append(f.Authorizations, b.authorization(e, seq))
 		}
 	}
 	b.lives, b.order, b.factAt, b.factSrc, lifeAt = nil, nil, nil, nil, nil
+	f.addProblems(b.problems)
 	f.linkTasks()
 	f.markProblems()
+	f.unrecordedAuthorizations()
 	for _, t := range f.Tasks {
 		if t.Relation == "resumed" && len(t.Intents) == 0 {
 			t.InheritedIntent = f.inheritedIntent(t)
@@ -308,6 +394,86 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 	b.chunks = nil
 	f.collectTitles()
 	return f
+}
+
+// Ranks of events within one task and one instant (SPEC §3): what shapes
+// the task first, then checks, approaches, crossings, uncertainty,
+// retreats, labels and unknown types, and last what ends a segment
+// (interrupted, task_ended, a restart), so that a crossing or approach
+// that shares its time with the end of its segment counts as before it.
+const (
+	rankDeclare = iota // the first task_started, intent, authorization, task_spawned
+	rankCheck
+	rankApproach
+	rankCrossing
+	rankUncertainty
+	rankRetreat
+	rankOther
+	rankEnd
+)
+
+var factRanks = map[string]uint8{
+	"gate_check": rankCheck, "picker_opened": rankApproach,
+	"picker_accepted": rankCrossing, "send_fired": rankCrossing, "request_sent": rankCrossing,
+	"response": rankCrossing, "outgoing_item_seen": rankCrossing, "readback": rankCrossing,
+	"ui_changed": rankUncertainty, "timeout": rankUncertainty, "response_lost": rankUncertainty,
+	"failure_shown": rankUncertainty, "picker_dismissed": rankRetreat,
+}
+
+func factRank(typ string) uint8 {
+	if r, ok := factRanks[typ]; ok {
+		return r
+	}
+	return rankOther
+}
+
+// lifeRanks ranks the lifecycle events. A task's first task_started (the
+// earliest; ties by content, then input order) declares it; every later
+// one is a restart and ends a segment.
+func (b *Builder) lifeRanks(at []stamp) []uint8 {
+	first := map[string]int{}
+	for i := range b.lives {
+		e := &b.lives[i].e
+		if e.Type != "task_started" {
+			continue
+		}
+		j, ok := first[e.Task]
+		if !ok {
+			first[e.Task] = i
+			continue
+		}
+		if c := at[i].compare(at[j]); c < 0 || c == 0 && b.content(uint32(i)|lifeBit) < b.content(uint32(j)|lifeBit) {
+			first[e.Task] = i
+		}
+	}
+	ranks := make([]uint8, len(b.lives))
+	for i := range b.lives {
+		switch e := &b.lives[i].e; e.Type {
+		case "interrupted", "task_ended":
+			ranks[i] = rankEnd
+		case "task_started":
+			if first[e.Task] != i {
+				ranks[i] = rankEnd
+			}
+		}
+	}
+	return ranks
+}
+
+// content is an event's fields as text, to order identical-looking events
+// the same way whatever files they came from. Only events of one task,
+// instant and type are ever compared, so this is rarely called.
+func (b *Builder) content(r uint32) string {
+	if r&lifeBit != 0 {
+		l := &b.lives[r&^lifeBit]
+		return string(NewFields(l.e.Fields))
+	}
+	f := b.fact(r)
+	ok := ""
+	if f.OK != nil {
+		ok = strconv.FormatBool(*f.OK)
+	}
+	return strings.Join([]string{f.Intent, f.Checkpoint, f.Decision, f.Result, f.Label, ok, f.IdempotencyToken, string(f.Fields)}, "\x00")
 }
 
 // permute moves fact i to position dest[i] for every i, in place across
@@ -386,7 +552,17 @@ func (f *Facts) linkTasks() {
 	}
 	for _, id := range ids {
 		t := f.Tasks[id]
-		if t.Relation != "resumed" || t.Resumes == "" {
+		if t.Resumes == "" {
+			continue
+		}
+		// A task that resumes itself, or a cycle of resumes, is no
+		// lineage: which task continues which cannot be told (SPEC §3).
+		if t.Resumes == t.ID {
+			t.incomplete("resumes itself")
+		} else if f.inCycle(t) {
+			t.incomplete("its resumes links form a cycle")
+		}
+		if t.Relation != "resumed" {
 			continue
 		}
 		r := f.Tasks[t.Resumes]
@@ -399,6 +575,56 @@ func (f *Facts) linkTasks() {
 			r.SupersededBy = t.ID
 		}
 	}
+}
+
+// inCycle reports whether following resumes links from t comes back to t.
+func (f *Facts) inCycle(t *Task) bool {
+	seen := map[string]bool{}
+	for cur := f.Tasks[t.Resumes]; cur != nil && !seen[cur.ID]; cur = f.Tasks[cur.Resumes] {
+		if cur.ID == t.ID {
+			return true
+		}
+		seen[cur.ID] = true
+	}
+	return false
+}
+
+// addProblems gives each problem the analyzer found to its input.
+func (f *Facts) addProblems(ps []transcripts.Problem) {
+	for _, p := range ps {
+		for i := range f.Inputs {
+			if f.Inputs[i].Path == p.File {
+				f.Inputs[i].Problems = append(f.Inputs[i].Problems, p)
+				break
+			}
+		}
+	}
+}
+
+// unrecordedAuthorizations moves every intent that names an authorization
+// with no record for its key into the original scope (SPEC §4): a made-up
+// authorization id must not open a scope whose crossings hide from the
+// original one. The intent keeps the name, for UNKNOWN_AUTHORIZATION.
+func (f *Facts) unrecordedAuthorizations() {
+	for _, t := range f.Tasks {
+		for i := range t.Intents {
+			in := &t.Intents[i]
+			if in.Authorization != "" && in.Key != "" && !f.Authorized(in.Authorization, in.Key) {
+				in.Scope, in.ScopeID = ScopeOriginal, in.Key+"#"+ScopeOriginal
+			}
+		}
+	}
+}
+
+// Authorized reports whether an authorization record with this id names
+// this key.
+func (f *Facts) Authorized(id, key string) bool {
+	for _, a := range f.Authorizations {
+		if a.ID == id && a.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // markProblems makes every task an unreadable line may belong to incomplete.
@@ -499,6 +725,13 @@ func (b *Builder) intent(e *transcripts.Event, seq, n int) Intent {
 	k, err := b.eventKey(e)
 	if err != nil {
 		in.KeyError = err.Error()
+		// Where the destination is known, an unkeyed crossing is
+		// relevant only to the scopes that may share it (SPEC §4).
+		if d, ok := e.Fields["destination"].(map[string]any); ok && e.Str("key") == "" {
+			in.Destination.Provider, _ = d["provider"].(string)
+			in.Destination.ID, _ = d["id"].(string)
+			in.Destination.Title, _ = d["title"].(string)
+		}
 		return in
 	}
 	in.Key, in.Destination, in.ContentSHA256 = k.String(), k.Destination, k.SHA256
@@ -525,10 +758,42 @@ func (b *Builder) authorization(e *transcripts.Event, seq int) Authorization {
 }
 
 // eventKey computes the key an intent or authorization line names: a
-// precomputed `key`, or `destination` + `content`.
+// precomputed `key`, or `destination` + `content`. A key or digest that is
+// malformed is a problem of its line (SPEC §2), never a silently unkeyed
+// intent; a content file that cannot be read leaves the intent unkeyed.
 func (b *Builder) eventKey(e *transcripts.Event) (Key, error) {
-	if s := e.Str("key"); s != "" {
-		return ParseKey(s)
+	k, err := b.lineKey(e)
+	var m *malformedError
+	if errors.As(err, &m) {
+		b.problems = append(b.problems, transcripts.Problem{File: e.File, Line: e.Line, Task: e.Task,
+			Message: e.Type + ": " + m.Error()})
+		if m.canonical != nil {
+			return *m.canonical, nil // readable all the same: keyed as meant
+		}
+	}
+	return k, err
+}
+
+// malformedError is a key or digest written wrongly; canonical is set when
+// the key could be read all the same.
+type malformedError struct {
+	err       error
+	canonical *Key
+}
+
+func (m *malformedError) Error() string { return m.err.Error() }
+
+func (b *Builder) lineKey(e *transcripts.Event) (Key, error) {
+	if s, present := e.Fields["key"]; present {
+		str, _ := s.(string)
+		k, err := ParseKey(str)
+		if err != nil {
+			if lk, lerr := parseKeyLenient(str); lerr == nil {
+				return Key{}, &malformedError{err: err, canonical: &lk}
+			}
+			return Key{}, &malformedError{err: err}
+		}
+		return k, nil
 	}
 	dm, _ := e.Fields["destination"].(map[string]any)
 	cm, _ := e.Fields["content"].(map[string]any)
@@ -539,26 +804,32 @@ func (b *Builder) eventKey(e *transcripts.Event) (Key, error) {
 	d.Provider, _ = dm["provider"].(string)
 	d.ID, _ = dm["id"].(string)
 	d.Title, _ = dm["title"].(string)
-	sha, _ := cm["sha256"].(string)
-	if sha == "" {
-		p, _ := cm["path"].(string)
-		if p == "" {
-			return Key{}, fmt.Errorf("content needs sha256 or path")
+	shaField, hasSHA := cm["sha256"]
+	if hasSHA {
+		sha, _ := shaField.(string)
+		if _, err := NormalizeSHA256(sha); err != nil {
+			return Key{}, &malformedError{err: err}
 		}
-		if !filepath.IsAbs(p) && e.File != "-" {
-			p = filepath.Join(filepath.Dir(filepath.FromSlash(e.File)), p)
-		}
-		h, ok := b.hashes[p]
-		if !ok {
-			h.sum, h.err = HashFile(p)
-			b.hashes[p] = h
-		}
-		if h.err != nil {
-			return Key{}, fmt.Errorf("content path: %v", h.err)
-		}
-		sha = h.sum
+		return NewKey(d, sha)
 	}
-	return NewKey(d, sha)
+	p, _ := cm["path"].(string)
+	if p == "" {
+		return Key{}, fmt.Errorf("content needs sha256 or path")
+	}
+	p = filepath.FromSlash(p)
+	if !filepath.IsAbs(p) && e.File != "-" {
+		p = filepath.Join(filepath.Dir(filepath.FromSlash(e.File)), p)
+	}
+	p = b.mapPath(filepath.Clean(p))
+	h, ok := b.hashes[p]
+	if !ok {
+		h.sum, h.err = HashFile(p)
+		b.hashes[p] = h
+	}
+	if h.err != nil {
+		return Key{}, fmt.Errorf("content path: %v", h.err)
+	}
+	return NewKey(d, h.sum)
 }
 
 // attribute ties one fact to an intent's key scope (SPEC §3: the named
@@ -571,6 +842,9 @@ func (f *Facts) attribute(fact *Fact, scopes map[string]*Scope) *Scope {
 	if in == nil || in.KeyError != "" {
 		if in != nil {
 			why = "intent " + in.ID + " has no key: " + in.KeyError
+			if d := in.Destination; d != (Destination{}) {
+				fact.UnkeyedDestination = &d
+			}
 		}
 		fact.UnkeyedBecause = why
 		t.KeyUnknown = true

@@ -106,6 +106,7 @@ type Task struct {
 	ReferencedAt []Pointer `json:"referenced_at"`
 
 	files     map[string]bool
+	started   bool // a task_started was seen: the next one is a restart
 	startSeq  int
 	startTime time.Time
 	endSeq    int
@@ -182,8 +183,11 @@ type Fact struct {
 	SegmentEnded bool    `json:"segment_ended"`
 	At           Pointer `json:"at"`
 	Intent       string  `json:"intent,omitempty"`
-	// Unkeyed facts say why no key could be tied to them.
-	UnkeyedBecause string `json:"unkeyed_because,omitempty"`
+	// Unkeyed facts say why no key could be tied to them, and where
+	// their intent names a destination, which (the scopes they may
+	// concern, SPEC §4).
+	UnkeyedBecause     string       `json:"unkeyed_because,omitempty"`
+	UnkeyedDestination *Destination `json:"unkeyed_destination,omitempty"`
 
 	Checkpoint       string `json:"checkpoint,omitempty"`
 	Decision         string `json:"decision,omitempty"`
@@ -407,4 +411,11 @@ type Query struct {
 	Scope         string `json:"scope"`
 	ScopeID       string `json:"scope_id"`
 	Authorization string `json:"authorization"`
+	// Destination and ContentSHA256 are the key's parts: the gate also
+	// weighs the scopes whose destination may be the same (SPEC §2).
+	Destination   Destination `json:"destination"`
+	ContentSHA256 string      `json:"content_sha256"`
+	// Intent names the task's intent the question is about ("" when it
+	// was given on the command line).
+	Intent string `json:"intent,omitempty"`
 }

@@ -63,14 +63,29 @@ func (k Key) String() string {
 	return KeyVersion + "|" + k.Destination.identity() + "|sha256=" + k.SHA256
 }
 
-// NewKey checks the digest and builds a key.
-func NewKey(d Destination, sha string) (Key, error) {
-	sha = strings.ToLower(strings.TrimSpace(sha))
+// NormalizeSHA256 reads a content digest as SPEC §2 allows it: 64 hex
+// digits in either case, optionally prefixed "sha256:". It returns the
+// canonical form, 64 lowercase hex digits.
+func NormalizeSHA256(sha string) (string, error) {
+	sha = strings.TrimSpace(sha)
+	if len(sha) > 7 && strings.EqualFold(sha[:7], "sha256:") {
+		sha = sha[7:]
+	}
+	sha = strings.ToLower(sha)
 	if len(sha) != 64 {
-		return Key{}, fmt.Errorf("sha256 must be 64 hex digits, got %d characters", len(sha))
+		return "", fmt.Errorf("sha256 must be 64 hex digits (optionally prefixed sha256:), got %d characters", len(sha))
 	}
 	if _, err := hex.DecodeString(sha); err != nil {
-		return Key{}, fmt.Errorf("sha256 is not hexadecimal")
+		return "", fmt.Errorf("sha256 is not hexadecimal")
+	}
+	return sha, nil
+}
+
+// NewKey checks the digest and builds a key.
+func NewKey(d Destination, sha string) (Key, error) {
+	sha, err := NormalizeSHA256(sha)
+	if err != nil {
+		return Key{}, err
 	}
 	if d.Weak() && strings.TrimSpace(d.Title) == "" {
 		return Key{}, fmt.Errorf("destination needs provider and id, or a title")
@@ -83,6 +98,19 @@ func NewKey(d Destination, sha string) (Key, error) {
 
 // ParseKey reads a canonical key string (as printed by `effectlint key`).
 func ParseKey(s string) (Key, error) {
+	k, err := parseKeyLenient(s)
+	if err != nil {
+		return Key{}, err
+	}
+	if k.String() != s {
+		return Key{}, fmt.Errorf("key %q is not canonical; the canonical form is %q", s, k.String())
+	}
+	return k, nil
+}
+
+// parseKeyLenient reads a key string that may not be canonical (a digest
+// in capitals, say) and returns the key it means.
+func parseKeyLenient(s string) (Key, error) {
 	parts := strings.Split(s, "|")
 	if len(parts) != 3 || parts[0] != KeyVersion || !strings.HasPrefix(parts[2], "sha256=") {
 		return Key{}, fmt.Errorf("key %q is not of the form %s|dest=PROVIDER/ID|sha256=HEX or %s|title=TITLE|sha256=HEX", s, KeyVersion, KeyVersion)
@@ -112,9 +140,6 @@ func ParseKey(s string) (Key, error) {
 	k, err := NewKey(d, strings.TrimPrefix(parts[2], "sha256="))
 	if err != nil {
 		return Key{}, fmt.Errorf("key %q: %v", s, err)
-	}
-	if k.String() != s {
-		return Key{}, fmt.Errorf("key %q is not canonical; the canonical form is %q", s, k.String())
 	}
 	return k, nil
 }

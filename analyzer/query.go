@@ -47,40 +47,87 @@ func (s IntentSpec) Compute() (Key, error) {
 // Ask builds the query of `check`: may task proceed at checkpoint? The
 // intent is spec when given, else the task's latest (or inherited) intent.
 func (f *Facts) Ask(task, checkpoint string, spec IntentSpec) *Query {
-	q := &Query{Task: task, Checkpoint: checkpoint}
+	return f.AskAll(task, checkpoint, spec)[0]
+}
+
+// AskAll builds every query a check must answer: one, except at resume
+// without an intent given, where every intent the task holds or inherits
+// is judged (SPEC §5), latest first; the check allows only when all do.
+func (f *Facts) AskAll(task, checkpoint string, spec IntentSpec) []*Query {
 	t := f.Tasks[task]
-	q.TaskKnown = t != nil && t.History
+	base := Query{Task: task, Checkpoint: checkpoint, TaskKnown: t != nil && t.History}
 	if !spec.Empty() {
+		q := base
 		q.IntentGiven = true
 		k, err := spec.Compute()
 		if err != nil {
 			q.KeyError = err.Error()
-			return q
+			return []*Query{&q}
 		}
-		q.Key, q.Authorization = k.String(), spec.Authorization
-	} else {
-		var in *Intent
-		if t != nil {
-			if n := len(t.Intents); n > 0 {
-				in = &t.Intents[n-1]
-			} else {
-				in = t.InheritedIntent
+		f.scoped(&q, k, spec.Authorization)
+		return []*Query{&q}
+	}
+	var intents []Intent
+	if t != nil {
+		if n := len(t.Intents); n > 0 {
+			intents = append(intents, t.Intents[n-1])
+		} else if t.InheritedIntent != nil {
+			intents = append(intents, *t.InheritedIntent)
+		}
+	}
+	if len(intents) == 0 {
+		q := base
+		q.KeyError = "the task declares no intent and none was given"
+		return []*Query{&q}
+	}
+	if checkpoint == "resume" {
+		// Every other intent of the task, then of the tasks it
+		// continues, latest first.
+		for i := len(t.Intents) - 2; i >= 0; i-- {
+			intents = append(intents, t.Intents[i])
+		}
+		for _, id := range t.Lineage {
+			if r := f.Tasks[id]; r != nil {
+				for i := len(r.Intents) - 1; i >= 0; i-- {
+					intents = append(intents, r.Intents[i])
+				}
 			}
 		}
-		switch {
-		case in == nil:
-			q.KeyError = "the task declares no intent and none was given"
-			return q
-		case in.KeyError != "":
-			q.KeyError = in.KeyError
-			return q
-		}
-		q.Key, q.Authorization = in.Key, in.Authorization
 	}
+	var out []*Query
+	seen := map[string]bool{}
+	for _, in := range intents {
+		q := base
+		q.Intent = in.ID
+		if in.KeyError != "" {
+			q.KeyError = in.KeyError
+		} else {
+			k, err := ParseKey(in.Key)
+			if err != nil {
+				q.KeyError = err.Error()
+			} else {
+				f.scoped(&q, k, in.Authorization)
+				q.Destination = in.Destination // with its title, if any
+			}
+		}
+		id := q.ScopeID + "\x00" + q.KeyError
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, &q)
+		}
+	}
+	return out
+}
+
+// scoped sets the query's key and scope: the authorization's scope when
+// a record authorizes the key, else the original scope (SPEC §4: an
+// authorization with no record never opens a scope of its own).
+func (f *Facts) scoped(q *Query, k Key, authorization string) {
+	q.Key, q.Authorization = k.String(), authorization
+	q.Destination, q.ContentSHA256 = k.Destination, k.SHA256
 	q.Scope = ScopeOriginal
-	if q.Authorization != "" {
-		q.Scope = q.Authorization
+	if authorization != "" && f.Authorized(authorization, q.Key) {
+		q.Scope = authorization
 	}
 	q.ScopeID = q.Key + "#" + q.Scope
-	return q
 }

@@ -59,6 +59,12 @@ func newAnalyze(env Env) *cobra.Command {
 			if err := writeOutputs(outs, func(r report.Renderer, f *os.File) error { return r.Analyze(f, rep) }); err != nil {
 				return err
 			}
+			// SPEC §7: a run that read no event never passes, whatever
+			// the rules found: every input was skipped, not recognized or
+			// empty, so nothing was judged.
+			if events := eventsRead(facts); events == 0 {
+				return fail(ExitError, "no event was read from %d input(s): nothing was judged (inputs not recognized, empty or skipped)", len(facts.Inputs))
+			}
 			if rep.Summary.Failed {
 				return &exitError{code: ExitFindings, err: nil}
 			}

@@ -216,9 +216,11 @@ func cells(f fixture) []cell {
 	var cs []cell
 	add := func(c cell) { cs = append(cs, c) }
 
-	add(cell{kind: "empty file", content: "", line: 1, has: "empty", analyze: ExitFindings,
+	// A run that read no event exits 2 (SPEC §7), after reporting the
+	// empty input as unreadable.
+	add(cell{kind: "empty file", content: "", line: 1, has: "empty", analyze: ExitError,
 		why: "a crash right after creating the log leaves it: no crossing can be ruled out"})
-	add(cell{kind: "only whitespace", content: " \n\t \n\n", line: 1, has: "empty", analyze: ExitFindings})
+	add(cell{kind: "only whitespace", content: " \n\t \n\n", line: 1, has: "empty", analyze: ExitError})
 
 	// A truncated last line: JSON Lines get a cut record appended; a
 	// document is cut inside its last record.

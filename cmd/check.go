@@ -55,18 +55,22 @@ func newCheck(env Env) *cobra.Command {
 			compiled := p.engineSoon(env, "stop")
 			// Only users' rules read facts' extra fields; no report shows them.
 			c.specFieldsOnly = len(p.policies) == 0
+			// What check cannot read may be a history: fail closed on it
+			// (--ignore leaves known non-histories out).
+			c.strictInputs = true
 			facts, err := load(env, args, &c)
 			if err != nil {
 				return err
 			}
-			facts.Query = facts.Ask(task, checkpoint, spec)
+			queries := facts.AskAll(task, checkpoint, spec)
+			facts.Query = queries[0]
 			eng, err := compiled()
 			if err != nil {
 				return err
 			}
 			ctx, cancel := p.context()
 			defer cancel()
-			g, err := eng.Check(ctx, facts)
+			g, err := eng.CheckEach(ctx, facts, queries)
 			if err != nil {
 				return p.evalFailed(err)
 			}

@@ -37,7 +37,7 @@ func TestCLI_ExitCodes(t *testing.T) {
 		{"incident fails at critical", "", []string{"analyze", "--fail-on", "critical", incident}, ExitFindings, ""},
 		{"fail-on none", "", []string{"analyze", "--fail-on", "none", incident}, ExitOK, ""},
 		{"clean history passes", "", []string{"analyze", "../testdata/scenarios/04-prior-sent-verified"}, ExitOK, ""},
-		{"empty stdin is an unreadable history", "", []string{"analyze", "-"}, ExitFindings, ""},
+		{"empty stdin read no event: nothing judged", "", []string{"analyze", "-"}, ExitError, "no event was read"},
 		{"check needs a task", "", []string{"check", incident}, ExitError, "--task"},
 		{"check bad checkpoint", "", []string{"check", "--task", "t2", "--checkpoint", "click", incident}, ExitError, "--checkpoint"},
 		{"check on empty stdin stops", "", []string{"check", "--task", "t1", "--key", "v1|dest=a/b|sha256=" + strings.Repeat("0", 64), "-"}, ExitFindings, ""},
@@ -134,8 +134,10 @@ func TestCLI_DeepNestingIsNeitherACrashNorAPolicyError(t *testing.T) {
 	if code != ExitOK {
 		t.Errorf("exit %d, want 0 (stderr %q)", code, stderr)
 	}
-	_, stderr, code = runWith(t, strings.Repeat("[", 20<<20)+"\n", builtinRules(t), "analyze", "-")
-	if code != ExitFindings {
-		t.Errorf("exit %d, want 1: an unreadable line (stderr %q)", code, stderr)
+	// An unreadable line and nothing else: reported, and, since no event
+	// was read, exit 2 (SPEC §7) with that said, not a policy error.
+	out, stderr, code := runWith(t, strings.Repeat("[", 20<<20)+"\n", builtinRules(t), "analyze", "-")
+	if code != ExitError || !strings.Contains(stderr, "no event was read") || !strings.Contains(out, "UNREADABLE_HISTORY") {
+		t.Errorf("exit %d, want 2 after reporting an unreadable line (stderr %q)", code, stderr)
 	}
 }

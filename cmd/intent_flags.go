@@ -16,16 +16,13 @@ func (f *intentFlags) register(cmd *cobra.Command, withKey bool) {
 		cmd.Flags().StringVar(&f.key, "key", "", "the idempotency key, as printed by `effectlint key`")
 	}
 	cmd.Flags().StringVar(&f.destination, "destination", "", "destination as PROVIDER/ID (e.g. slack/C024BE91L)")
-	cmd.Flags().StringVar(&f.title, "title", "", "destination display title (weak: two channels can share a title)")
+	cmd.Flags().StringVar(&f.title, "title", "", "destination display title: alone, a weak destination (two channels can share a title); with --destination, the channel's title, so crossings known by that title alone stop the check too")
 	cmd.Flags().StringVar(&f.file, "file", "", "content file to hash")
 	cmd.Flags().StringVar(&f.sha256, "sha256", "", "content SHA-256 (64 hex digits)")
 }
 
 func (f *intentFlags) spec() (analyzer.IntentSpec, error) {
 	s := analyzer.IntentSpec{Key: f.key, File: f.file, SHA256: f.sha256, Authorization: f.authorization}
-	if f.destination != "" && f.title != "" {
-		return s, fail(ExitError, "give either --destination or --title, not both")
-	}
 	if f.destination != "" {
 		d, err := analyzer.ParseDestination(f.destination)
 		if err != nil {
@@ -33,8 +30,9 @@ func (f *intentFlags) spec() (analyzer.IntentSpec, error) {
 		}
 		s.Destination = d
 	}
-	if f.title != "" {
-		s.Destination = analyzer.Destination{Title: f.title}
-	}
+	// --title with --destination names the channel's title too (the key
+	// stays provider/id): the gate then also weighs crossings known by
+	// that title alone. --title alone is a weak destination.
+	s.Destination.Title = f.title
 	return s, nil
 }

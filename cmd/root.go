@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -100,8 +102,23 @@ a task may cross the delivery boundary now, and which tasks did something risky.
 	return root
 }
 
+// eventsRead counts the events read from every input.
+func eventsRead(f *analyzer.Facts) int {
+	n := 0
+	for _, in := range f.Inputs {
+		n += in.Events
+	}
+	return n
+}
+
 // commonFlags are the flags of the commands that read inputs.
 type commonFlags struct {
+	// pathMaps are --path-map FROM=TO; ignore are --ignore globs.
+	pathMaps []string
+	ignore   []string
+	// strictInputs: an input no reader recognizes is a problem (check
+	// fails closed on what it cannot read), not a notice.
+	strictInputs  bool
 	format        string
 	color         string
 	maxLineBytes  int
@@ -129,6 +146,45 @@ func (c *commonFlags) registerInputFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&c.inputFormat, "input-format", "", "read every input as this format instead of detecting it: "+strings.Join(transcripts.Formats, ", "))
 	cmd.Flags().StringVar(&c.profile, "profile", "", "a profile (YAML or JSON) with more tool conventions and, optionally, a source format (see `effectlint profile`)")
 	cmd.Flags().BoolVar(&c.requireChecks, "require-checks", false, "judge every task's gate checks, not only native tasks and foreign tasks that gate themselves")
+	cmd.Flags().StringArrayVar(&c.pathMaps, "path-map", nil, "FROM=TO: read a recorded path (a cwd, a content path) under FROM as the same path under TO (repeatable; review on another machine)")
+	cmd.Flags().StringArrayVar(&c.ignore, "ignore", nil, "GLOB: leave out files found in walked directories whose name or path matches (repeatable; e.g. a folder of non-histories)")
+}
+
+// ignoreFunc matches walked files against the --ignore globs: by base
+// name, by the whole path, or by any trailing part of the path.
+func (c *commonFlags) ignoreFunc() (func(string) bool, error) {
+	if len(c.ignore) == 0 {
+		return nil, nil
+	}
+	for _, g := range c.ignore {
+		if _, err := path.Match(g, ""); err != nil {
+			return nil, fail(ExitError, "--ignore %q: %v", g, err)
+		}
+	}
+	return func(p string) bool {
+		parts := strings.Split(p, "/")
+		for _, g := range c.ignore {
+			for i := range parts {
+				if ok, _ := path.Match(g, strings.Join(parts[i:], "/")); ok {
+					return true
+				}
+			}
+		}
+		return false
+	}, nil
+}
+
+// parsePathMaps reads the --path-map flags.
+func (c *commonFlags) parsePathMaps() ([]analyzer.PathMap, error) {
+	var out []analyzer.PathMap
+	for _, m := range c.pathMaps {
+		from, to, ok := strings.Cut(m, "=")
+		if !ok || from == "" || to == "" {
+			return nil, fail(ExitError, "--path-map %q must be FROM=TO", m)
+		}
+		out = append(out, analyzer.PathMap{From: filepath.FromSlash(from), To: filepath.FromSlash(to)})
+	}
+	return out, nil
 }
 
 func (c *commonFlags) renderer() (report.Renderer, error) {
@@ -150,6 +206,15 @@ func load(env Env, paths []string, c *commonFlags) (*analyzer.Facts, error) {
 		return nil, fail(ExitError, "no input: name files or directories, or - for standard input")
 	}
 	b := analyzer.New()
+	maps, err := c.parsePathMaps()
+	if err != nil {
+		return nil, err
+	}
+	b.MapPaths(maps...)
+	ignore, err := c.ignoreFunc()
+	if err != nil {
+		return nil, err
+	}
 	add := b.Add
 	if c.asOf != "" {
 		asOf, err := time.Parse(time.RFC3339Nano, c.asOf)
@@ -169,7 +234,7 @@ func load(env Env, paths []string, c *commonFlags) (*analyzer.Facts, error) {
 		return nil, fail(ExitError, "--max-problems must be 0 (list all) or more, not %d", c.maxProblems)
 	}
 	opt := transcripts.Options{Stdin: env.Stdin, MaxLineBytes: c.maxLineBytes, InputFormat: c.inputFormat, MaxProblems: c.maxProblems,
-		SpecFieldsOnly: c.specFieldsOnly}
+		SpecFieldsOnly: c.specFieldsOnly, Ignore: ignore, UnrecognizedIsProblem: c.strictInputs}
 	if c.maxProblems == 0 {
 		opt.MaxProblems = -1 // no limit
 	}

@@ -12,7 +12,7 @@ import (
 
 // CustomStopOrder places users' stop reasons after the built-in ones
 // (SPEC §5 orders those 1 to 7).
-const CustomStopOrder = 8
+const CustomStopOrder = 9
 
 // The fields of the user-rule contract. Anything else is an error: a
 // misspelt "severtiy" must not quietly lose the severity.

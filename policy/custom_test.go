@@ -233,7 +233,7 @@ func TestCustomStop_ComesAfterTheBuiltInReasons(t *testing.T) {
 	for _, r := range g.Reasons {
 		rules = append(rules, r.Rule)
 	}
-	if g.Decision != "stop" || strings.Join(rules, ",") != "KEY_CONSUMED,ALREADY_CROSSED,ALWAYS" {
+	if g.Decision != "stop" || strings.Join(rules, ",") != "KEY_CONSUMED,ALREADY_CROSSED,NOT_ELECTED,ALWAYS" {
 		t.Errorf("got %s %v", g.Decision, rules)
 	}
 }

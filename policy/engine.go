@@ -559,6 +559,53 @@ func (e *Engine) Check(ctx context.Context, f *analyzer.Facts) (*Gate, error) {
 	return g, nil
 }
 
+// CheckEach decides the gate for every query (analyzer.Facts.AskAll: a
+// resume check judges every intent the task holds or inherits) and allows
+// only when every one allows. It leaves f.Query at the query it reports:
+// the first that stops, else the first. The reasons of the other queries
+// that stop follow, each naming its intent. Any failure is an error,
+// which callers treat as stop.
+func (e *Engine) CheckEach(ctx context.Context, f *analyzer.Facts, qs []*analyzer.Query) (*Gate, error) {
+	if len(qs) == 0 {
+		return nil, fmt.Errorf("policy: check needs a query")
+	}
+	gates := make([]*Gate, len(qs))
+	primary := -1
+	for i, q := range qs {
+		f.Query = q
+		g, err := e.Check(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		gates[i] = g
+		if primary < 0 && g.Decision != "allow" {
+			primary = i
+		}
+	}
+	if primary < 0 {
+		f.Query = qs[0]
+		return gates[0], nil
+	}
+	f.Query = qs[primary]
+	g := gates[primary]
+	for i, other := range gates {
+		if i == primary || other.Decision == "allow" {
+			continue
+		}
+		about := "another intent"
+		if q := qs[i]; q.Key != "" {
+			about = fmt.Sprintf("intent %s (key %s, scope %s)", q.Intent, q.Key, q.Scope)
+		} else if q.Intent != "" {
+			about = "intent " + q.Intent
+		}
+		for _, r := range other.Reasons {
+			r.Message = about + ": " + r.Message
+			g.Reasons = append(g.Reasons, r)
+		}
+	}
+	return g, nil
+}
+
 // evalBindings evaluates a prepared query and returns its bindings as
 // JSON (so the Go shapes above are the contract).
 func evalBindings(ctx context.Context, pq rego.PreparedEvalQuery, in ast.Value) (map[string]json.RawMessage, error) {

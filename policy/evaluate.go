@@ -124,16 +124,18 @@ func groupPart(f *analyzer.Facts, group []int, types map[string]bool) part {
 }
 
 // checkInput is the gate's input: the whole document without extra fields
-// and without the scopes other than the one asked about, which no gate
-// rule reads (TestCheckInput_SameDecisionAsWhole); that scope with its
-// facts of the given types (nil: all).
+// and without the scopes no gate rule reads (TestCheckInput_SameDecisionAsWhole):
+// it keeps the scope asked about and every scope of the same content
+// whose destination the rules may find the same (rules.rego's
+// may_be_same decides which), with their facts of the given types (nil:
+// all).
 func checkInput(f *analyzer.Facts, types map[string]bool) ast.Value {
 	p := part{facts: f, scopes: []*analyzer.Scope{}, global: true, authorizations: f.Authorizations, types: types}
 	if f.Scopes == nil {
 		p.scopes = nil
 	}
 	for _, s := range f.Scopes {
-		if f.Query != nil && s.ID == f.Query.ScopeID {
+		if f.Query != nil && (s.ID == f.Query.ScopeID || f.Query.Key != "" && s.ContentSHA256 == f.Query.ContentSHA256) {
 			p.scopes = append(p.scopes, s)
 		}
 	}

@@ -54,7 +54,7 @@ func TestExplainGate_EveryStopDefinitionWithItsReason(t *testing.T) {
 	for _, fi := range x.Firings {
 		reasons = append(reasons, fi.Reason+"@"+strings.SplitN(fi.Location, ":", 2)[0])
 	}
-	if strings.Join(reasons, ",") != "KEY_CONSUMED@rules.rego,ALREADY_CROSSED@rules.rego,ALWAYS@always.rego" {
+	if strings.Join(reasons, ",") != "KEY_CONSUMED@rules.rego,ALREADY_CROSSED@rules.rego,NOT_ELECTED@rules.rego,ALWAYS@always.rego" {
 		t.Errorf("firings: %v", reasons)
 	}
 	if x.StateOf != "others" || x.State == nil || x.State.State != "send_status_unknown" {

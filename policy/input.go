@@ -63,7 +63,7 @@ func init() {
 		key_unknown start referenced_at lineage seq ts reason at key key_error scope scope_id authorization
 		destination weak_destination content_sha256 content_name provider title by identity facts type
 		segment_ended intent unkeyed_because checkpoint decision result label ok idempotency_token fields
-		checkpoint task_known intent_given`) {
+		checkpoint task_known intent_given unkeyed_destination`) {
 		keyTerms[name] = ast.StringTerm(name)
 	}
 }
@@ -217,6 +217,9 @@ func (c factConv) fact(f *analyzer.Fact) *ast.Term {
 			items = append(items, item(s.name, sterm(s.v)))
 		}
 	}
+	if f.UnkeyedDestination != nil {
+		items = append(items, item("unkeyed_destination", destination(f.UnkeyedDestination)))
+	}
 	if f.OK != nil {
 		items = append(items, item("ok", boolean(*f.OK)))
 	}
@@ -256,9 +259,14 @@ func (c factConv) scopeFacts(facts []analyzer.Fact) *ast.Term {
 }
 
 func query(q *analyzer.Query) *ast.Term {
-	return obj(item("task", sterm(q.Task)), item("checkpoint", sterm(q.Checkpoint)), item("task_known", boolean(q.TaskKnown)),
+	items := []([2]*ast.Term){item("task", sterm(q.Task)), item("checkpoint", sterm(q.Checkpoint)), item("task_known", boolean(q.TaskKnown)),
 		item("intent_given", boolean(q.IntentGiven)), item("key", sterm(q.Key)), item("key_error", sterm(q.KeyError)),
-		item("scope", sterm(q.Scope)), item("scope_id", sterm(q.ScopeID)), item("authorization", sterm(q.Authorization)))
+		item("scope", sterm(q.Scope)), item("scope_id", sterm(q.ScopeID)), item("authorization", sterm(q.Authorization)),
+		item("destination", destination(&q.Destination)), item("content_sha256", sterm(q.ContentSHA256))}
+	if q.Intent != "" {
+		items = append(items, item("intent", sterm(q.Intent)))
+	}
+	return obj(items...)
 }
 
 // value builds the part's input document.

@@ -152,9 +152,8 @@ func Run(c Case, questions []Check, opt Options) (*Expected, error) {
 			return nil, fmt.Errorf("check %d (%s): %v", i+1, q.Question(), err)
 		}
 		f := build(asOf)
-		f.Query = f.Ask(q.Task, q.checkpoint(), spec)
 		ctx, cancel := opt.Context()
-		g, err := opt.Engine.Check(ctx, f)
+		g, err := opt.Engine.CheckEach(ctx, f, f.AskAll(q.Task, q.checkpoint(), spec))
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("check %d (%s): %w", i+1, q.Question(), err)
@@ -173,9 +172,6 @@ func Run(c Case, questions []Check, opt Options) (*Expected, error) {
 // intent is the intent a check names, as check's flags give it.
 func (c Check) intent(caseDir string) (analyzer.IntentSpec, error) {
 	s := analyzer.IntentSpec{Key: c.Key, File: c.File, SHA256: c.SHA256, Authorization: c.Authorization}
-	if c.Destination != "" && c.Title != "" {
-		return s, fmt.Errorf("give either destination or title, not both")
-	}
 	if c.Destination != "" {
 		d, err := analyzer.ParseDestination(c.Destination)
 		if err != nil {
@@ -183,9 +179,9 @@ func (c Check) intent(caseDir string) (analyzer.IntentSpec, error) {
 		}
 		s.Destination = d
 	}
-	if c.Title != "" {
-		s.Destination = analyzer.Destination{Title: c.Title}
-	}
+	// A title with a destination names the channel's title too: the
+	// gate then weighs crossings known by that title alone.
+	s.Destination.Title = c.Title
 	if s.File != "" && !filepath.IsAbs(s.File) {
 		// Relative to the case folder, wherever effectlint test runs.
 		s.File = filepath.Join(caseDir, s.File)

@@ -38,6 +38,10 @@ type Options struct {
 	// expected.yaml of an `effectlint test` case is not part of its
 	// history). Files named as arguments are always read.
 	Ignore func(path string) bool
+	// UnrecognizedIsProblem makes an input no reader recognizes a problem
+	// of the run instead of a notice: a gate must not allow past a file
+	// that may be a history it cannot read.
+	UnrecognizedIsProblem bool
 	// SpecFieldsOnly keeps in Event.Fields only the fields SPEC §3 gives a
 	// meaning (SpecField): all that the analyzer and the built-in rules
 	// read. The other fields (free text such as detail, tool output,
@@ -255,56 +259,96 @@ func expand(p string, ignore func(string) bool) (files, skipped []string, err er
 		// A file named on the command line is read whatever its name.
 		return []string{clean}, nil, nil
 	}
-	// WalkDir does not follow symbolic links to directories, so a link loop
-	// cannot make the walk endless; links to regular files are read. The
-	// directory named may itself be a link: a trailing separator makes
-	// WalkDir start inside it instead of listing the link as a file.
+	// Links to directories are followed (a history folder that links to
+	// a worker's logs must not be a silent gap), each directory once, so a
+	// link loop cannot make the walk endless; files reached twice are read
+	// once (sameFilesOnce). The directory named may itself be a link: a
+	// trailing separator makes WalkDir start inside it instead of listing
+	// the link as a file.
+	visited := map[fileID]bool{}
+	var walk func(root string, top bool, links int) error
+	walk = func(root string, top bool, links int) error {
+		if links > maxLinkDepth {
+			// Where the system gives no file ids, a bound on nested links
+			// stops a loop.
+			skipped = append(skipped, filepath.ToSlash(filepath.Clean(root)))
+			return nil
+		}
+		if st, serr := os.Stat(root); serr == nil {
+			if id, ok := idOf(st); ok {
+				if visited[id] {
+					return nil
+				}
+				visited[id] = true
+			}
+		}
+		return filepath.WalkDir(root, func(path string, d fs.DirEntry, werr error) error {
+			disp := filepath.ToSlash(filepath.Clean(path))
+			if werr != nil {
+				if path == root && top {
+					return werr
+				}
+				// An unreadable subdirectory is read as a file, so that the
+				// failure becomes a problem of this run instead of a silent gap.
+				files = append(files, disp)
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if d.IsDir() {
+				if path != root {
+					if st, serr := os.Stat(path); serr == nil {
+						if id, ok := idOf(st); ok {
+							if visited[id] {
+								return fs.SkipDir
+							}
+							visited[id] = true
+						}
+					}
+				}
+				return nil
+			}
+			if ignore != nil && ignore(disp) {
+				return nil
+			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				st, serr := os.Stat(path)
+				if serr == nil && st.IsDir() {
+					return walk(path+string(filepath.Separator), false, links+1)
+				}
+				if !IsTranscriptName(d.Name()) {
+					skipped = append(skipped, disp)
+					return nil
+				}
+				if serr == nil && !st.Mode().IsRegular() {
+					skipped = append(skipped, disp)
+					return nil
+				}
+			} else if !IsTranscriptName(d.Name()) {
+				skipped = append(skipped, disp)
+				return nil
+			} else if !d.Type().IsRegular() {
+				skipped = append(skipped, disp) // FIFOs, sockets, devices
+				return nil
+			}
+			files = append(files, disp)
+			return nil
+		})
+	}
 	root := p
 	if li, lerr := os.Lstat(p); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
 		root = p + string(filepath.Separator)
 	}
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, werr error) error {
-		disp := filepath.ToSlash(path)
-		if werr != nil {
-			if path == root {
-				return werr
-			}
-			// An unreadable subdirectory is read as a file, so that the
-			// failure becomes a problem of this run instead of a silent gap.
-			files = append(files, disp)
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			return nil
-		}
-		if ignore != nil && ignore(disp) {
-			return nil
-		}
-		if !IsTranscriptName(d.Name()) {
-			skipped = append(skipped, disp)
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			st, serr := os.Stat(path)
-			if serr == nil && !st.Mode().IsRegular() {
-				skipped = append(skipped, disp)
-				return nil
-			}
-		} else if !d.Type().IsRegular() {
-			skipped = append(skipped, disp) // FIFOs, sockets, devices
-			return nil
-		}
-		files = append(files, disp)
-		return nil
-	})
+	err = walk(root, true, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", p, unwrapPathError(err))
 	}
 	return files, skipped, nil
 }
+
+// maxLinkDepth bounds how many directory links one walk follows in a row.
+const maxLinkDepth = 40
 
 // sameFilesOnce keeps one path of each file: a file named twice through a
 // link (a directory and a link into it, say) would count its events twice,
@@ -451,8 +495,7 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 		rn.readClaudeCode(br, in)
 		return
 	case formatHookPayloads:
-		in.Format = FormatUnknown
-		in.Notices = append(in.Notices, "Claude Code hook payloads (one hook event a line), not a history: not read")
+		rn.unrecognized(in, hookPayloadsNotice)
 		return
 	case FormatOTel:
 		// Detected from JSON Lines (forced or not): one OTLP export request
@@ -539,9 +582,21 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 	case FormatProfile:
 		rn.readProfileDocument(d)
 	default:
-		in.Format = FormatUnknown
-		in.Notices = append(in.Notices, "format not recognized ("+describeShape(parsed)+"): not read; use --input-format or a --profile")
+		rn.unrecognized(in, "format not recognized ("+describeShape(parsed)+"): not read; use --input-format or a --profile")
 	}
+}
+
+const hookPayloadsNotice = "Claude Code hook payloads (one hook event a line), not a history: not read"
+
+// unrecognized lists an input no reader reads: with a notice, or, when
+// the run must fail closed on it, as a problem of no task.
+func (rn *run) unrecognized(in *Input, why string) {
+	in.Format = FormatUnknown
+	if rn.opt.UnrecognizedIsProblem {
+		in.addProblem(Problem{File: in.Path, Line: 1, Message: why + " (a check fails closed on it; --ignore leaves known non-histories out)"})
+		return
+	}
+	in.Notices = append(in.Notices, why)
 }
 
 // document is a JSON document being read.

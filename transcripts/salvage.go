@@ -85,8 +85,7 @@ func (rn *run) readLines(format string, r io.Reader, in *Input) {
 	case FormatProfile:
 		rn.readProfileLines(r, in)
 	case formatHookPayloads:
-		in.Format = FormatUnknown
-		in.Notices = append(in.Notices, "Claude Code hook payloads (one hook event a line), not a history: not read")
+		rn.unrecognized(in, hookPayloadsNotice)
 	default:
 		in.Format = FormatNative
 		readNative(r, in, rn.opt.MaxLineBytes, rn.keep(), rn.emit)
