@@ -498,6 +498,23 @@ unreadable_history contains f if {
 	}
 }
 
+# A task with a history that is incomplete for another reason than its
+# unreadable lines (reported above, by input): its history is inconsistent
+# (events after its end, a resumes cycle) or continues one we cannot see.
+unreadable_history contains f if {
+	some t in input.tasks
+	t.history
+	not t.complete
+	count(t.problems) == 0
+	f := {
+		"rule": "UNREADABLE_HISTORY",
+		"severity": severity_of(rego.metadata.chain()),
+		"key": null, "scope": null, "task": t.id,
+		"message": sprintf("the history of task %s is incomplete: %s", [t.id, concat("; ", t.incomplete_because)]),
+		"evidence": [t.start],
+	}
+}
+
 # METADATA
 # scope: document
 # title: Unkeyed crossing
@@ -785,8 +802,14 @@ consumed_by := [f | some f in others_facts; consuming(f)]
 stop contains reason(6, "KEY_CONSUMED", msg, consumed_by) if {
 	others_state in consumed_states
 	count(consumed_by) > 0
-	msg := sprintf("the scope is %s by the evidence of task(s) %s", [others_state, concat(", ", tasks_of(consumed_by))])
+	msg := sprintf("the scope is %s by the evidence of task(s) %s%s", [others_state, concat(", ", tasks_of(consumed_by)), weighed_also])
 }
+
+# Names the other scopes the gate weighed, when there are any.
+weighed_also := sprintf(" (with the scopes whose destination may be the same: %s)", [concat(", ", others)]) if {
+	others := [s.key | some s in q_scope; s.id != q.scope_id]
+	count(others) > 0
+} else := ""
 
 held_approaches := [a | some a in others_facts; not a.segment_ended; unresolved_approach(a, others_facts)]
 
@@ -863,12 +886,12 @@ stop contains r if {
 	t := input.tasks[q.task]
 	r := {
 		"order": 8, "rule": "NOT_ELECTED",
-		"message": sprintf("task %s %s and is not eligible to cross", [q.task, finished_text(t)]),
+		"message": sprintf("task %s %s: it is not eligible to cross", [q.task, finished_text(t)]),
 		"evidence": [t.start],
 	}
 }
 
-finished_text(t) := sprintf("was superseded by task %s, which resumes it", [t.superseded_by]) if {
+finished_text(t) := sprintf("was superseded by task %s (which resumes it)", [t.superseded_by]) if {
 	t.superseded_by != ""
 } else := "has ended"
 

@@ -216,7 +216,10 @@ func TestFormats_AgreeOnTheVerdict(t *testing.T) {
 				Key, Scope *string
 				Severity   string
 			}
-			Summary struct{ Failed bool }
+			Summary struct {
+				Failed bool
+				Events int
+			}
 		}
 		if err := json.Unmarshal([]byte(jsonOut), &rep); err != nil {
 			t.Fatal(err)
@@ -305,6 +308,10 @@ func TestFormats_AgreeOnTheVerdict(t *testing.T) {
 			wantCases++
 		}
 		wantFailures = len(failingScope)
+		if rep.Summary.Events == 0 { // the "nothing was read" case
+			wantCases++
+			wantFailures++
+		}
 		if len(suites.Suites) != 1 || suites.Tests != wantCases || len(suites.Suites[0].Cases) != wantCases || suites.Failures != wantFailures {
 			t.Errorf("%s: junit has %d suite(s), %d test(s), %d failure(s); want 1, %d, %d", name, len(suites.Suites), suites.Tests, suites.Failures, wantCases, wantFailures)
 		}

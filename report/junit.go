@@ -107,6 +107,13 @@ func (junitRenderer) Analyze(w io.Writer, r *Report) error {
 		junitFindings(r, &c, unkeyed, "")
 		suite.Cases = append(suite.Cases, c)
 	}
+	if r.Summary.Events == 0 {
+		// Nothing was read, so nothing was judged: a failure, never a
+		// green suite (SPEC §7).
+		suite.Cases = append(suite.Cases, junitCase{Classname: "effectlint", Name: "inputs",
+			Failure: &junitFailure{Type: "no-input", Message: fmt.Sprintf("no event was read from %d input(s): nothing was judged", r.Summary.Inputs),
+				Text: "every input was skipped, not recognized, or held no event\n"}})
+	}
 	for _, c := range suite.Cases {
 		suite.Tests++
 		if c.Failure != nil {

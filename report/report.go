@@ -5,6 +5,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 
 	"github.com/effectlint/effectlint/analyzer"
@@ -154,6 +155,10 @@ func Build(f *analyzer.Facts, a *policy.Analysis, rules []policy.RuleInfo, failO
 			s.Failed = true
 		}
 	}
+	// A run that read no event judged nothing: it never passes (SPEC §7).
+	if s.Events == 0 {
+		s.Failed = true
+	}
 	return r, nil
 }
 
@@ -226,6 +231,7 @@ func BuildCheck(f *analyzer.Facts, g *policy.Gate) *CheckReport {
 			}
 			return ev[i].Line < ev[j].Line
 		})
+		ev = slices.Compact(ev) // one line can be a task's start and a reference
 		c.Reasons = append(c.Reasons, CheckReason{Rule: r.Rule, Message: r.Message, Evidence: ev})
 	}
 	return c
