@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -361,20 +362,20 @@ func (c *conventions) intentOf(r *compiledRule, tc ToolCall, server, name, argTe
 	if provider == "" || id == "" {
 		return nil, nil, false
 	}
-	content := contentOf(r, tc.Args, argText)
+	content := contentOf(r, tc.Args, argText, tc.Cwd)
 	if content == nil {
 		return nil, nil, false
 	}
 	return map[string]any{"provider": provider, "id": id}, content, true
 }
 
-func contentOf(r *compiledRule, args, argText string) map[string]any {
+func contentOf(r *compiledRule, args, argText, cwd string) map[string]any {
 	cr := r.Content
 	if s := firstArg(args, cr.SHA256Args); s != "" {
 		return map[string]any{"sha256": s}
 	}
 	if p := firstArg(args, cr.FileArgs); p != "" {
-		return map[string]any{"path": p}
+		return map[string]any{"path": inDir(cwd, p)}
 	}
 	if t, ok := firstArgPresent(args, cr.TextArgs); ok {
 		return map[string]any{"sha256": sha256Hex(t)}
@@ -390,6 +391,17 @@ func contentOf(r *compiledRule, args, argText string) map[string]any {
 		return map[string]any{"sha256": sha256Hex(argText)}
 	}
 	return nil
+}
+
+// inDir resolves a path a tool call names against the call's working
+// directory (SPEC §2), when the format records one. Without a cwd the path
+// stays as written: the analyzer resolves a relative path against the
+// directory of the transcript.
+func inDir(cwd, p string) string {
+	if cwd == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(cwd, p)
 }
 
 func firstArg(args string, paths []string) string {
