@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -25,6 +26,11 @@ import (
 
 func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 	conv := rn.conventions(in)
+	// A call's evidence waits for its result: a call a PreToolUse hook
+	// denied never ran (SPEC §10). Calls whose result is not in this
+	// input are emitted at its end, as calls that may have run.
+	conv.hold = true
+	defer conv.flush()
 	sessions := 0
 	unknown := map[string]int{}
 	jsonLines(src, in, rn.opt.MaxLineBytes, "sessionId", func(l rawLine, r gjson.Result) {
@@ -150,7 +156,10 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 			case "tool_result":
 				id := item.Get("tool_use_id").String()
 				if id != "" && rn.once("result:"+id) {
-					conv.Result(id, toolResult{TS: l.ts, Error: item.Get("is_error").Bool(), Line: l.num})
+					res := toolResult{TS: l.ts, Error: item.Get("is_error").Bool(), Line: l.num,
+						Output: claudeText(item.Get("content"))}
+					res.Denied, res.DeniedByGate = hookDenied(res)
+					conv.Result(id, res)
 				}
 			case "text":
 				rn.claudeText(conv, l, task, item.Get("text").String())
@@ -162,6 +171,44 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 			conv.lifecycle(task, l.ts, l.num, "interrupted", map[string]any{"reason": "context_reset"})
 		}
 	}
+}
+
+// claudeText is the text of a tool_result's content: a string, or the
+// text of its parts.
+func claudeText(content gjson.Result) string {
+	if content.Type == gjson.String {
+		return content.Str
+	}
+	var parts []string
+	content.ForEach(func(_, p gjson.Result) bool {
+		if t := p.Get("text"); t.Type == gjson.String {
+			parts = append(parts, t.Str)
+		}
+		return true
+	})
+	return strings.Join(parts, "\n")
+}
+
+// A PreToolUse hook that blocks a call leaves an error result instead of
+// the tool's output: by exit code 2, "PreToolUse:<tool> hook error:
+// [<command>]: <stderr>"; by its JSON deny, the permissionDecisionReason
+// alone, which is told from a tool's own error only when it is
+// effectlint's ("effectlint: ..."). Other hooks' JSON denials cannot be
+// told from a failed call and are read as one (a crossing: fail closed).
+var hookError = regexp.MustCompile(`^PreToolUse:\S+ hook error: (?:\[[^\]\n]*\]: )?`)
+
+func hookDenied(res toolResult) (denied, byGate bool) {
+	if !res.Error {
+		return false, false
+	}
+	out := strings.TrimSpace(res.Output)
+	if m := hookError.FindString(out); m != "" {
+		return true, strings.HasPrefix(out[len(m):], "effectlint:")
+	}
+	if strings.HasPrefix(out, "effectlint:") {
+		return true, true
+	}
+	return false, false
 }
 
 func (rn *run) claudeText(conv *conventions, l claudeLine, task, text string) {
