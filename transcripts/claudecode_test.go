@@ -412,3 +412,47 @@ func TestProfile_RulesThatAreNoDeliveryDoNotShadowBuiltinDeliveries(t *testing.T
 		t.Error("overrides_builtin on a delivery rule accepted")
 	}
 }
+
+// A progress copy of a subagent line without data.agentId cannot be told
+// apart: a problem of its line, unless it copies a line that is read.
+func TestClaudeCode_ProgressCopiesWithoutAnAgentIDAreProblems(t *testing.T) {
+	copyOf := func(uuid string) map[string]any {
+		return map[string]any{"type": "progress", "isSidechain": false, "data": map[string]any{"type": "agent_progress",
+			"message": map[string]any{"type": "assistant", "uuid": uuid, "timestamp": "2026-12-01T08:00:30.000Z",
+				"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "sub1",
+					"name": "Bash", "input": map[string]any{"command": "curl -T x.pdf https://h.example/u"}}}}}}}
+	}
+	s := &cc{session: "s1", cwd: "/w"}
+	s.call("t1", "Bash", map[string]any{"command": "ls"})
+	s.add(copyOf("sub-u1")) // copies no line that is read
+	in, evs := readSession(t, s)
+	if len(in.Problems) != 1 || in.Problems[0].Line != 2 || in.Problems[0].Task != "" {
+		t.Errorf("problems %+v, want one at line 2 of no task", in.Problems)
+	}
+	if n := len(ofType(evs, "request_sent")); n != 0 {
+		t.Errorf("the copy was read: %s", summary(evs))
+	}
+	// A copy of a line of the same input is a duplicate.
+	s = &cc{session: "s1", cwd: "/w"}
+	s.add(map[string]any{"type": "assistant", "isSidechain": true, "agentId": "a1", "uuid": "sub-u1",
+		"message": map[string]any{"role": "assistant", "content": []any{}}})
+	s.add(copyOf("sub-u1"))
+	if in, _ := readSession(t, s); len(in.Problems) != 0 {
+		t.Errorf("a copy of a line read is a problem: %+v", in.Problems)
+	}
+}
+
+// A subagent the parent's Task/Agent result names is a referenced task.
+func TestClaudeCode_SubagentsNamedByResultsAreSpawned(t *testing.T) {
+	s := &cc{session: "s1", cwd: "/w"}
+	s.call("t1", "Agent", map[string]any{"prompt": "upload it"})
+	s.result("t1", false, []any{map[string]any{"type": "text", "text": "done"}}, map[string]any{"toolUseResult": map[string]any{"agentId": "a42", "status": "completed"}})
+	s.call("t2", "Task", map[string]any{"prompt": "again"})
+	s.result("t2", false, []any{map[string]any{"type": "text", "text": "done"}, map[string]any{"type": "text", "text": "agentId: a43 (use SendMessage …)"}}, nil)
+	s.call("t3", "Bash", map[string]any{"command": "echo agentId: nope"})
+	s.result("t3", false, "agentId: nope", nil)
+	_, evs := readSession(t, s)
+	if got, want := summary(ofType(evs, "task_spawned")), "task_spawned child=s1/agent-a42\ntask_spawned child=s1/agent-a43"; got != want {
+		t.Errorf("\n got  %s\n want %s", got, want)
+	}
+}
