@@ -35,7 +35,12 @@ func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 	defer func() { rn.orphanProblems(in, orphans) }()
 	sessions := 0
 	unknown := map[string]int{}
+	claimed := false // by the profile's source too
 	jsonLines(src, in, rn.opt.MaxLineBytes, "sessionId", func(l rawLine, r gjson.Result) {
+		if s := profileSource(rn.opt.Profile); s != nil && s.Records == "" && !claimed && rn.opt.InputFormat == "" && r.Get(s.Detect).Exists() {
+			claimed = true
+			in.Notices = append(in.Notices, fmt.Sprintf("the profile's source (detect %q) also claims this file; read as a Claude Code session (--input-format profile reads it as the profile's format)", clip(s.Detect, 80)))
+		}
 		typ := r.Get("type").String()
 		if !claudeCodeTypes[typ] {
 			unknown[clip(typ, 40)]++
