@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -25,9 +26,21 @@ import (
 
 func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 	conv := rn.conventions(in)
+	// A call's evidence waits for its result: a call a PreToolUse hook
+	// denied never ran (SPEC §10). Calls whose result is not in this
+	// input are emitted at its end, as calls that may have run.
+	conv.hold = true
+	defer conv.flush()
+	var orphans []orphanCopy
+	defer func() { rn.orphanProblems(in, orphans) }()
 	sessions := 0
 	unknown := map[string]int{}
+	claimed := false // by the profile's source too
 	jsonLines(src, in, rn.opt.MaxLineBytes, "sessionId", func(l rawLine, r gjson.Result) {
+		if s := profileSource(rn.opt.Profile); s != nil && s.Records == "" && !claimed && rn.opt.InputFormat == "" && r.Get(s.Detect).Exists() {
+			claimed = true
+			in.Notices = append(in.Notices, fmt.Sprintf("the profile's source (detect %q) also claims this file; read as a Claude Code session (--input-format profile reads it as the profile's format)", clip(s.Detect, 80)))
+		}
 		typ := r.Get("type").String()
 		if !claudeCodeTypes[typ] {
 			unknown[clip(typ, 40)]++
@@ -65,6 +78,10 @@ func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 			}
 			line.agent = r.Get("data.agentId").String()
 			if line.agent == "" {
+				// Whose line this copies cannot be told: a problem of
+				// this line, unless it is a copy of a line read anyway
+				// (decided at the end of the input).
+				orphans = append(orphans, orphanCopy{line: l.num, uuid: msg.Get("uuid").String()})
 				return
 			}
 			rn.claudeRecord(conv, line, msg)
@@ -86,6 +103,28 @@ func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 		// ruled out, and no task can be named.
 		in.addProblem(Problem{File: in.Path, Line: 1,
 			Message: "no message line of any session (sessionId and timestamp): the session may have been cut off right after it began"})
+	}
+}
+
+// orphanCopy is a progress copy of a subagent line without its agent id.
+type orphanCopy struct {
+	line int
+	uuid string
+}
+
+// orphanProblems: a copy whose line was read (by uuid, anywhere earlier in
+// the run or later in this input) is a duplicate; any other is a problem
+// of its line, of no task (it may be any subagent's). A copy whose
+// original sits in a file read later (the subagent's own file sorts after
+// the session's) is still a problem: it cannot be proven a duplicate when
+// its input is read. Fail closed.
+func (rn *run) orphanProblems(in *Input, orphans []orphanCopy) {
+	for _, o := range orphans {
+		if o.uuid != "" && rn.seen["uuid:"+o.uuid] {
+			continue
+		}
+		in.addProblem(Problem{File: in.Path, Line: o.line,
+			Message: "progress copy of a subagent line without data.agentId: whose line it is cannot be told, and it is no copy of a line read"})
 	}
 }
 
@@ -133,7 +172,11 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 			if item.Get("type").String() == "tool_use" {
 				id := item.Get("id").String()
 				if id == "" || rn.once("tool_use:"+id) {
-					conv.Call(ToolCall{Task: task, TS: l.ts, ID: id, Name: item.Get("name").String(),
+					name := item.Get("name").String()
+					if name == "Task" || name == "Agent" {
+						rn.seen["agent-call:"+id] = true
+					}
+					conv.Call(ToolCall{Task: task, TS: l.ts, ID: id, Name: name,
 						Args: item.Get("input").Raw, Line: l.num, Cwd: l.cwd})
 				}
 			}
@@ -145,12 +188,16 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 			rn.claudeText(conv, l, task, content.Str)
 			return
 		}
+		rn.claudeSpawned(conv, l, task, r, content)
 		content.ForEach(func(_, item gjson.Result) bool {
 			switch item.Get("type").String() {
 			case "tool_result":
 				id := item.Get("tool_use_id").String()
 				if id != "" && rn.once("result:"+id) {
-					conv.Result(id, toolResult{TS: l.ts, Error: item.Get("is_error").Bool(), Line: l.num})
+					res := toolResult{TS: l.ts, Error: item.Get("is_error").Bool(), Line: l.num,
+						Output: claudeText(item.Get("content"))}
+					res.Denied, res.DeniedByGate = hookDenied(res)
+					conv.Result(id, res)
 				}
 			case "text":
 				rn.claudeText(conv, l, task, item.Get("text").String())
@@ -162,6 +209,75 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 			conv.lifecycle(task, l.ts, l.num, "interrupted", map[string]any{"reason": "context_reset"})
 		}
 	}
+}
+
+var agentIDText = regexp.MustCompile(`(?m)^agentId: ([A-Za-z0-9_-]+)`)
+
+// claudeSpawned: the result of a Task/Agent call names the subagent it
+// ran (toolUseResult.agentId; the line's agentId in the 2.0.x layout; the
+// text "agentId: X" of the result). That subagent is a referenced task: if
+// its history is not among the inputs, the analyzer marks it referenced
+// but without history (incomplete, fail closed).
+func (rn *run) claudeSpawned(conv *conventions, l claudeLine, task string, r, content gjson.Result) {
+	var ids []string
+	if a := r.Get("toolUseResult.agentId"); a.Type == gjson.String && a.Str != "" {
+		ids = append(ids, a.Str)
+	}
+	if a := r.Get("agentId"); a.Type == gjson.String && a.Str != "" && !r.Get("isSidechain").Bool() {
+		ids = append(ids, a.Str)
+	}
+	content.ForEach(func(_, item gjson.Result) bool {
+		if item.Get("type").String() == "tool_result" && rn.seen["agent-call:"+item.Get("tool_use_id").String()] {
+			for _, m := range agentIDText.FindAllStringSubmatch(claudeText(item.Get("content")), -1) {
+				ids = append(ids, m[1])
+			}
+		}
+		return true
+	})
+	for _, id := range ids {
+		child := l.session + "/agent-" + id
+		if child != task && rn.once("spawned:"+child) {
+			conv.lifecycle(task, l.ts, l.num, "task_spawned", map[string]any{"child": child})
+		}
+	}
+}
+
+// claudeText is the text of a tool_result's content: a string, or the
+// text of its parts.
+func claudeText(content gjson.Result) string {
+	if content.Type == gjson.String {
+		return content.Str
+	}
+	var parts []string
+	content.ForEach(func(_, p gjson.Result) bool {
+		if t := p.Get("text"); t.Type == gjson.String {
+			parts = append(parts, t.Str)
+		}
+		return true
+	})
+	return strings.Join(parts, "\n")
+}
+
+// A PreToolUse hook that blocks a call leaves an error result instead of
+// the tool's output: by exit code 2, "PreToolUse:<tool> hook error:
+// [<command>]: <stderr>"; by its JSON deny, the permissionDecisionReason
+// alone, which is told from a tool's own error only when it is
+// effectlint's ("effectlint: ..."). Other hooks' JSON denials cannot be
+// told from a failed call and are read as one (a crossing: fail closed).
+var hookError = regexp.MustCompile(`^PreToolUse:\S+ hook error: (?:\[[^\]\n]*\]: )?`)
+
+func hookDenied(res toolResult) (denied, byGate bool) {
+	if !res.Error {
+		return false, false
+	}
+	out := strings.TrimSpace(res.Output)
+	if m := hookError.FindString(out); m != "" {
+		return true, strings.HasPrefix(out[len(m):], "effectlint:")
+	}
+	if strings.HasPrefix(out, "effectlint:") {
+		return true, true
+	}
+	return false, false
 }
 
 func (rn *run) claudeText(conv *conventions, l claudeLine, task, text string) {

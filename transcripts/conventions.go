@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -67,6 +69,17 @@ type Rule struct {
 	CheckpointPattern string      `json:"checkpoint_pattern"`
 	Destination       DestRule    `json:"destination"`
 	Content           ContentRule `json:"content"`
+	// Shell: the arg is a shell command line, judged one simple command
+	// at a time (see shell.go).
+	Shell bool `json:"shell"`
+	// ValueOptions of the command take the next word as their value
+	// (so that value is not a positional word): for $url and
+	// file_positionals_after.
+	ValueOptions []string `json:"value_options"`
+	// OverridesBuiltin: a profile rule that is no delivery (ignore,
+	// navigate, gate_check) keeps the built-in delivery rules from also
+	// judging the calls it matches. Without it they still do.
+	OverridesBuiltin bool `json:"overrides_builtin"`
 }
 
 // DestRule says where a call's destination comes from.
@@ -84,15 +97,25 @@ type ContentRule struct {
 	TextArgs   []string `json:"text_args"`
 	Pattern    string   `json:"pattern"`
 	WholeArg   bool     `json:"whole_arg"`
+	// FilePattern: every match of this expression (groups named file, or
+	// qfile for text inside "…" with backslash escapes) over the shell
+	// command's words, one a line, names a file whose bytes are sent.
+	FilePattern string `json:"file_pattern"`
+	// FilePositionalsAfter: the positional words (not options, not the
+	// values of value_options) after the first N are files sent.
+	FilePositionalsAfter int `json:"file_positionals_after"`
 }
 
 func (c ContentRule) empty() bool {
-	return len(c.SHA256Args)+len(c.FileArgs)+len(c.TextArgs) == 0 && c.Pattern == "" && !c.WholeArg
+	return len(c.SHA256Args)+len(c.FileArgs)+len(c.TextArgs) == 0 && c.Pattern == "" && !c.WholeArg &&
+		c.FilePattern == "" && c.FilePositionalsAfter == 0
 }
 
 type compiledRule struct {
 	Rule
-	tool, toolNot, matches, idPattern, contentPattern, checkpoint *regexp.Regexp
+	tool, toolNot, matches, idPattern, contentPattern, checkpoint, filePattern *regexp.Regexp
+	valueOptions                                                               map[string]bool
+	builtin                                                                    bool // one of the embedded rules
 }
 
 var evidenceKinds = map[string]bool{"request_sent": true, "send_fired": true, "picker_accepted": true,
@@ -153,7 +176,7 @@ func compileRule(r Rule) (*compiledRule, error) {
 		fold bool
 	}{{r.Tool, &c.tool, true}, {r.ToolNot, &c.toolNot, true}, {r.Matches, &c.matches, false},
 		{r.Destination.IDPattern, &c.idPattern, false}, {r.Content.Pattern, &c.contentPattern, false},
-		{r.CheckpointPattern, &c.checkpoint, false}} {
+		{r.CheckpointPattern, &c.checkpoint, false}, {r.Content.FilePattern, &c.filePattern, false}} {
 		if x.expr == "" {
 			continue
 		}
@@ -170,6 +193,28 @@ func compileRule(r Rule) (*compiledRule, error) {
 	if (r.Arg == "") != (r.Matches == "") {
 		return nil, fmt.Errorf("arg and matches go together")
 	}
+	if r.Shell && r.Arg == "" {
+		return nil, fmt.Errorf("shell needs arg (the command line) and matches")
+	}
+	if (r.Content.FilePattern != "" || r.Content.FilePositionalsAfter != 0) && !r.Shell {
+		return nil, fmt.Errorf("file_pattern and file_positionals_after read shell words: they need shell: true")
+	}
+	if r.Content.FilePositionalsAfter < 0 {
+		return nil, fmt.Errorf("file_positionals_after must not be negative")
+	}
+	if c.filePattern != nil && c.filePattern.SubexpIndex("file") < 0 && c.filePattern.SubexpIndex("qfile") < 0 {
+		return nil, fmt.Errorf("file_pattern needs a group named file (or qfile)")
+	}
+	if r.OverridesBuiltin && (r.Evidence != "ignore" && r.Evidence != "navigate" && r.Evidence != "gate_check") {
+		return nil, fmt.Errorf("overrides_builtin is for rules that are no delivery (ignore, navigate, gate_check)")
+	}
+	if r.Destination.IDDefault == "$url" && !r.Shell {
+		return nil, fmt.Errorf("id_default $url reads shell words: it needs shell: true")
+	}
+	c.valueOptions = map[string]bool{}
+	for _, o := range r.ValueOptions {
+		c.valueOptions[o] = true
+	}
 	return c, nil
 }
 
@@ -177,6 +222,9 @@ var builtin = func() *Profile {
 	p, err := ParseProfile("builtin", builtinProfile)
 	if err != nil {
 		panic(err) // the embedded file is tested
+	}
+	for _, r := range p.compiled {
+		r.builtin = true
 	}
 	return p
 }()
@@ -197,24 +245,44 @@ type toolResult struct {
 	TS    time.Time
 	Error bool
 	Line  int
+	// Output is the tool's output text, where the format records it: a
+	// gate check's decision is read from it.
+	Output string
+	// Denied: the call never ran (a PreToolUse hook blocked it);
+	// DeniedByGate: the hook was effectlint's own gate.
+	Denied, DeniedByGate bool
 }
 
 // conventions turns the tool calls of one input into events.
 type conventions struct {
 	rules   []*compiledRule
+	in      *Input
 	file    string
 	source  string
 	emit    func(Event)
 	count   *int
 	pending map[string]*pendingCall // call id → what its result means
 	page    map[string]string       // task → last navigated page
+	notices map[string]bool
+
+	// hold: a call's events wait for its result (or the end of the
+	// input), so that a call that never ran leaves no crossing.
+	hold    bool
+	holding string
+	held    map[string][]Event
+	order   []string
 }
 
+// pendingCall is what a call's result will mean, for each judged part.
 type pendingCall struct {
-	task   string
-	intent string // intent id the result belongs to, or ""
-	rule   *compiledRule
-	args   string
+	task  string
+	parts []pendingPart
+}
+
+type pendingPart struct {
+	rule    *compiledRule
+	intents []string // intent ids the result belongs to
+	u       unit
 }
 
 // conventions returns the rule engine for one input of the run. Pending
@@ -228,16 +296,48 @@ func (rn *run) conventions(in *Input) *conventions {
 			rules = append(append([]*compiledRule{}, p.compiled...), builtin.compiled...)
 		}
 	}
-	return &conventions{rules: rules, file: in.Path, source: in.Format, emit: rn.emit, count: &in.Events,
-		pending: rn.pending, page: rn.page}
+	return &conventions{rules: rules, in: in, file: in.Path, source: in.Format, emit: rn.emit, count: &in.Events,
+		pending: rn.pending, page: rn.page, notices: map[string]bool{}, held: map[string][]Event{}}
 }
 
 func (c *conventions) event(task string, ts time.Time, line int, typ string, fields map[string]any) {
 	if fields == nil {
 		fields = map[string]any{}
 	}
+	e := Event{File: c.file, Line: line, TS: ts, Task: task, Type: typ, Source: c.source, Fields: fields}
+	if c.holding != "" {
+		if _, ok := c.held[c.holding]; !ok {
+			c.order = append(c.order, c.holding)
+		}
+		c.held[c.holding] = append(c.held[c.holding], e)
+		return
+	}
 	*c.count++
-	c.emit(Event{File: c.file, Line: line, TS: ts, Task: task, Type: typ, Source: c.source, Fields: fields})
+	c.emit(e)
+}
+
+// release emits the held events of a call (those keep is true for).
+func (c *conventions) release(id string, keep func(Event) bool) {
+	evs, ok := c.held[id]
+	if !ok {
+		return
+	}
+	delete(c.held, id)
+	for _, e := range evs {
+		if keep == nil || keep(e) {
+			*c.count++
+			c.emit(e)
+		}
+	}
+}
+
+// flush emits the events of every call still waiting for its result: a
+// call whose result is not in this input may have run.
+func (c *conventions) flush() {
+	for _, id := range c.order {
+		c.release(id, nil)
+	}
+	c.order = nil
 }
 
 // Lifecycle events (task_started, interrupted, ...) of foreign formats.
@@ -247,21 +347,71 @@ func (c *conventions) lifecycle(task string, ts time.Time, line int, typ string,
 
 var mcpPrefix = regexp.MustCompile(`^mcp__(.+?)__(.+)$`)
 
-// Call applies the first matching rule to a tool call.
-func (c *conventions) Call(tc ToolCall) {
-	server, name := "", tc.Name
-	if m := mcpPrefix.FindStringSubmatch(tc.Name); m != nil {
-		server, name = m[1], m[2]
+// unit is what one rule judges: a whole call, or one simple command of a
+// shell call.
+type unit struct {
+	text  string      // the arg text the rule reads
+	parts []shellPart // a shell call's simple commands (nil: a whole call)
+	i     int         // this part's index
+}
+
+func (u unit) words() []string {
+	if u.parts == nil {
+		return nil
 	}
-	if tc.Args == "" || !validJSONString(tc.Args) {
-		tc.Args = "{}"
+	return u.parts[u.i].words
+}
+
+// trusted: the call's result status is this unit's own on success.
+func (u unit) successImplied() bool { return u.parts == nil || successImplied(u.parts, u.i) }
+
+// only: the unit is all the call did.
+func (u unit) only() bool { return u.parts == nil || onlyCommand(u.parts, u.i) }
+
+type judged struct {
+	rule *compiledRule
+	u    unit
+}
+
+func isDelivery(r *compiledRule) bool {
+	return r.Evidence == "request_sent" || r.Evidence == "send_fired" || r.Evidence == "picker_accepted"
+}
+
+func (r *compiledRule) toolMatches(name string) bool {
+	return (r.tool == nil || r.tool.MatchString(name)) && (r.toolNot == nil || !r.toolNot.MatchString(name))
+}
+
+// judge finds the rules that decide a call. The first rule that matches
+// decides, as a whole; when it is a shell rule, the command line is split
+// and each simple command is decided by the first shell rule that matches
+// it. A profile's rule that is no delivery does not keep the built-in
+// delivery rules from judging the same call or command too, unless it says
+// overrides_builtin.
+func (c *conventions) judge(tc ToolCall, name string, rules []*compiledRule) []judged {
+	var lines map[string][]shellPart
+	split := func(arg string) (string, []shellPart) {
+		text := argString(gjson.Get(tc.Args, arg))
+		if lines == nil {
+			lines = map[string][]shellPart{}
+		}
+		ps, ok := lines[arg]
+		if !ok {
+			ps = splitShell(text)
+			lines[arg] = ps
+		}
+		return text, ps
 	}
-	for _, r := range c.rules {
-		if r.tool != nil && !r.tool.MatchString(name) {
+	for _, r := range rules {
+		if !r.toolMatches(name) {
 			continue
 		}
-		if r.toolNot != nil && r.toolNot.MatchString(name) {
-			continue
+		if r.Shell {
+			_, parts := split(r.Arg)
+			out := c.judgeParts(tc, name, rules, parts)
+			if len(out) == 0 {
+				continue // no command of the line matches this rule
+			}
+			return out
 		}
 		argText := ""
 		if r.Arg != "" {
@@ -270,8 +420,91 @@ func (c *conventions) Call(tc ToolCall) {
 				continue
 			}
 		}
-		c.apply(r, tc, server, name, argText)
+		out := []judged{{r, unit{text: argText}}}
+		if !r.builtin && !isDelivery(r) {
+			out = append(out, c.backstop(tc, name, r, func(b []*compiledRule) []judged { return c.judge(tc, name, b) })...)
+		}
+		return out
+	}
+	return nil
+}
+
+// judgeParts decides each simple command of a shell call by the first
+// shell rule that matches it; nil when none matches any.
+func (c *conventions) judgeParts(tc ToolCall, name string, rules []*compiledRule, parts []shellPart) []judged {
+	var out []judged
+	for i := range parts {
+		if parts[i].runs {
+			continue // its script's commands follow it
+		}
+		u := unit{text: parts[i].text, parts: parts, i: i}
+		one := func(rs []*compiledRule) []judged {
+			for _, r := range rs {
+				if r.Shell && r.toolMatches(name) && r.matches.MatchString(u.text) {
+					return []judged{{r, u}}
+				}
+			}
+			return nil
+		}
+		got := one(rules)
+		if len(got) == 1 && !got[0].rule.builtin && !isDelivery(got[0].rule) {
+			got = append(got, c.backstop(tc, name, got[0].rule, one)...)
+		}
+		out = append(out, got...)
+	}
+	return out
+}
+
+// backstop: the built-in delivery rules judge what a profile's rule that
+// is no delivery matched, unless it overrides them (then a notice says
+// what it kept from being read).
+func (c *conventions) backstop(tc ToolCall, name string, r *compiledRule, judge func([]*compiledRule) []judged) []judged {
+	var deliveries []*compiledRule
+	for _, b := range builtin.compiled {
+		if isDelivery(b) {
+			deliveries = append(deliveries, b)
+		}
+	}
+	got := judge(deliveries)
+	if len(got) == 0 || !r.OverridesBuiltin {
+		return got
+	}
+	msg := fmt.Sprintf("profile rule %q (overrides_builtin) keeps the built-in rule %q from reading calls as %s: first at line %d",
+		clip(r.Name, 80), got[0].rule.Name, got[0].rule.Evidence, tc.Line)
+	key := r.Name + "\x00" + got[0].rule.Name
+	if !c.notices[key] {
+		c.notices[key] = true
+		c.in.Notices = append(c.in.Notices, msg)
+	}
+	return nil
+}
+
+// Call applies the conventions to a tool call.
+func (c *conventions) Call(tc ToolCall) {
+	server, name := "", tc.Name
+	if m := mcpPrefix.FindStringSubmatch(tc.Name); m != nil {
+		server, name = m[1], m[2]
+	}
+	if tc.Args == "" || !validJSONString(tc.Args) {
+		tc.Args = "{}"
+	}
+	js := c.judge(tc, name, c.rules)
+	if len(js) == 0 {
 		return
+	}
+	if c.hold && tc.ID != "" {
+		c.holding = tc.ID
+		defer func() { c.holding = "" }()
+	}
+	pc := &pendingCall{task: tc.Task}
+	n := 0 // intents declared by this call
+	for _, j := range js {
+		if p, ok := c.apply(j.rule, j.u, tc, server, name, &n); ok {
+			pc.parts = append(pc.parts, p)
+		}
+	}
+	if tc.ID != "" && len(pc.parts) > 0 {
+		c.pending[tc.ID] = pc
 	}
 }
 
@@ -282,73 +515,64 @@ func argString(r gjson.Result) string {
 	return r.Raw
 }
 
-func (c *conventions) apply(r *compiledRule, tc ToolCall, server, name, argText string) {
+// apply turns one judged unit into events; ok when its result means
+// something.
+func (c *conventions) apply(r *compiledRule, u unit, tc ToolCall, server, name string, n *int) (pendingPart, bool) {
 	switch r.Evidence {
 	case "ignore":
-		return
+		return pendingPart{}, false
 	case "navigate":
 		if id := firstArg(tc.Args, r.Destination.IDArgs); id != "" {
 			c.page[tc.Task] = id
 		}
-		return
+		return pendingPart{}, false
 	case "gate_check":
-		if tc.ID != "" {
-			c.pending[tc.ID] = &pendingCall{task: tc.Task, rule: r, args: argText}
-		}
-		return
+		return pendingPart{rule: r, u: u}, r.Result == "gate"
 	}
-	fields := map[string]any{"tool": tc.Name}
-	intentID := ""
-	if dest, content, ok := c.intentOf(r, tc, server, name, argText); ok {
-		intentID = "call:" + tc.ID
-		if tc.ID == "" {
-			intentID = fmt.Sprintf("call@%d", tc.Line)
-		}
-		c.event(tc.Task, tc.TS, tc.Line, "intent", map[string]any{"intent": intentID, "destination": dest, "content": content})
-		fields["intent"] = intentID
-		if r.Idempotent {
-			// Repeating an idempotent effect changes nothing: the provider
-			// "deduplicates" by content, so repeats share one token.
-			fields["idempotency_token"] = "idempotent:" + tokenOf(dest, content)
-		}
-	} else if !r.Content.empty() {
-		// A delivery whose destination or content cannot be found stays
-		// evidence, tied to no key (UNKEYED_CROSSING), never nothing.
-		fields["intent"] = "unkeyed-call:" + tc.ID
-	}
-	c.event(tc.Task, tc.TS, tc.Line, r.Evidence, fields)
-	if tc.ID != "" && r.Result != "" {
-		c.pending[tc.ID] = &pendingCall{task: tc.Task, intent: intentID, rule: r}
-	}
-}
-
-func destID(r *compiledRule, tc ToolCall, argText, page string) string {
-	if id := firstArg(tc.Args, r.Destination.IDArgs); id != "" {
-		return id
-	}
-	if r.idPattern != nil {
-		if m := r.idPattern.FindStringSubmatch(argText); m != nil {
-			if i := r.idPattern.SubexpIndex("id"); i > 0 && strings.TrimSpace(m[i]) != "" {
-				return strings.TrimSpace(m[i])
+	var intents []string
+	fields := func() map[string]any { return map[string]any{"tool": tc.Name} }
+	dests, contents := c.intentsOf(r, u, tc, server, name)
+	for _, dest := range dests {
+		for _, content := range contents {
+			*n++
+			id := "call:" + tc.ID
+			if tc.ID == "" {
+				id = fmt.Sprintf("call@%d", tc.Line)
 			}
+			if *n > 1 {
+				id += fmt.Sprintf("#%d", *n)
+			}
+			c.event(tc.Task, tc.TS, tc.Line, "intent", map[string]any{"intent": id, "destination": dest, "content": content})
+			f := fields()
+			f["intent"] = id
+			if r.Idempotent {
+				// Repeating an idempotent effect changes nothing: the provider
+				// "deduplicates" by content, so repeats share one token.
+				f["idempotency_token"] = "idempotent:" + tokenOf(dest, content)
+			}
+			c.event(tc.Task, tc.TS, tc.Line, r.Evidence, f)
+			intents = append(intents, id)
 		}
 	}
-	switch r.Destination.IDDefault {
-	case "":
-		return ""
-	case "$cwd":
-		return tc.Cwd
-	case "$page":
-		return page
+	if len(intents) == 0 {
+		f := fields()
+		if !r.Content.empty() {
+			// A delivery whose destination or content cannot be found stays
+			// evidence, tied to no key (UNKEYED_CROSSING), never nothing.
+			f["intent"] = "unkeyed-call:" + tc.ID
+		}
+		c.event(tc.Task, tc.TS, tc.Line, r.Evidence, f)
 	}
-	return r.Destination.IDDefault
+	return pendingPart{rule: r, intents: intents, u: u}, r.Result != ""
 }
 
-// intentOf finds destination and content; ok is false when the rule has
-// no content (the call continues the latest intent) or either is missing.
-func (c *conventions) intentOf(r *compiledRule, tc ToolCall, server, name, argText string) (map[string]any, map[string]any, bool) {
+// intentsOf finds the destinations and contents of a delivery: none when
+// the rule has no content (the call continues the latest intent) or either
+// is missing. A command that sends several files, or to several URLs,
+// declares one intent for each pair: each file is a delivery of its own.
+func (c *conventions) intentsOf(r *compiledRule, u unit, tc ToolCall, server, name string) ([]map[string]any, []map[string]any) {
 	if r.Content.empty() {
-		return nil, nil, false
+		return nil, nil
 	}
 	provider := r.Destination.Provider
 	if provider == "$server" {
@@ -357,39 +581,224 @@ func (c *conventions) intentOf(r *compiledRule, tc ToolCall, server, name, argTe
 			provider = name
 		}
 	}
-	id := destID(r, tc, argText, c.page[tc.Task])
-	if provider == "" || id == "" {
-		return nil, nil, false
+	if provider == "" {
+		return nil, nil
 	}
-	content := contentOf(r, tc.Args, argText)
-	if content == nil {
-		return nil, nil, false
+	var dests []map[string]any
+	for _, id := range destIDs(r, tc, u, c.page[tc.Task]) {
+		dests = append(dests, map[string]any{"provider": provider, "id": id})
 	}
-	return map[string]any{"provider": provider, "id": id}, content, true
+	if len(dests) == 0 {
+		return nil, nil
+	}
+	contents := contentsOf(r, tc.Args, u, tc.Cwd)
+	if len(contents) == 0 {
+		return nil, nil
+	}
+	return dests, contents
 }
 
-func contentOf(r *compiledRule, args, argText string) map[string]any {
-	cr := r.Content
-	if s := firstArg(args, cr.SHA256Args); s != "" {
-		return map[string]any{"sha256": s}
+func destIDs(r *compiledRule, tc ToolCall, u unit, page string) []string {
+	if id := firstArg(tc.Args, r.Destination.IDArgs); id != "" {
+		return []string{id}
 	}
-	if p := firstArg(args, cr.FileArgs); p != "" {
-		return map[string]any{"path": p}
-	}
-	if t, ok := firstArgPresent(args, cr.TextArgs); ok {
-		return map[string]any{"sha256": sha256Hex(t)}
-	}
-	if r.contentPattern != nil {
-		if m := r.contentPattern.FindStringSubmatch(argText); m != nil {
-			if i := r.contentPattern.SubexpIndex("content"); i > 0 {
-				return map[string]any{"sha256": sha256Hex(strings.Trim(m[i], `"'`))}
+	if r.idPattern != nil {
+		if m := r.idPattern.FindStringSubmatch(u.text); m != nil {
+			if i := r.idPattern.SubexpIndex("id"); i > 0 && strings.TrimSpace(m[i]) != "" {
+				return []string{strings.TrimSpace(m[i])}
 			}
 		}
 	}
-	if cr.WholeArg && argText != "" {
-		return map[string]any{"sha256": sha256Hex(argText)}
+	one := func(s string) []string {
+		if s == "" {
+			return nil
+		}
+		return []string{s}
+	}
+	switch r.Destination.IDDefault {
+	case "":
+		return nil
+	case "$cwd":
+		return one(tc.Cwd)
+	case "$page":
+		return one(page)
+	case "$url":
+		return commandURLs(r, u.words())
+	}
+	return []string{r.Destination.IDDefault}
+}
+
+func contentsOf(r *compiledRule, args string, u unit, cwd string) []map[string]any {
+	cr := r.Content
+	if s := firstArg(args, cr.SHA256Args); s != "" {
+		return []map[string]any{{"sha256": s}}
+	}
+	if p := firstArg(args, cr.FileArgs); p != "" {
+		return []map[string]any{{"path": inDir(cwd, p)}}
+	}
+	if files := commandFiles(r, u.words()); len(files) > 0 {
+		// The bytes of the files the command names, never its text: a
+		// file that cannot be read leaves the intent without a key.
+		var out []map[string]any
+		for _, f := range files {
+			out = append(out, map[string]any{"path": inDir(cwd, f)})
+		}
+		return out
+	}
+	if t, ok := firstArgPresent(args, cr.TextArgs); ok {
+		return []map[string]any{{"sha256": sha256Hex(t)}}
+	}
+	if r.contentPattern != nil {
+		if m := r.contentPattern.FindStringSubmatch(u.text); m != nil {
+			if i := r.contentPattern.SubexpIndex("content"); i > 0 {
+				return []map[string]any{{"sha256": sha256Hex(strings.Trim(m[i], `"'`))}}
+			}
+		}
+	}
+	if cr.WholeArg && u.text != "" {
+		return []map[string]any{{"sha256": sha256Hex(u.text)}}
 	}
 	return nil
+}
+
+// commandFiles lists the files a shell command names as sent (file_pattern,
+// file_positionals_after), each once, in order.
+func commandFiles(r *compiledRule, words []string) []string {
+	if len(words) == 0 {
+		return nil
+	}
+	var files []string
+	seen := map[string]bool{}
+	add := func(f string) {
+		if f != "" && !seen[f] {
+			seen[f] = true
+			files = append(files, f)
+		}
+	}
+	if re := r.filePattern; re != nil {
+		for _, m := range re.FindAllStringSubmatch(wordsText(words), -1) {
+			for i, g := range re.SubexpNames() {
+				switch {
+				case m[i] == "":
+				case g == "file":
+					add(m[i])
+				case g == "qfile":
+					add(unbackslash(m[i]))
+				}
+			}
+		}
+	}
+	if n := r.Content.FilePositionalsAfter; n > 0 {
+		pos := positionals(r, words)
+		for i := n; i < len(pos); i++ {
+			add(pos[i])
+		}
+	}
+	return files
+}
+
+func unbackslash(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// positionals are the words of a command that are neither options nor the
+// values of its value_options (from the command's name on: environment
+// assignments and wrappers such as sudo are skipped).
+func positionals(r *compiledRule, words []string) []string {
+	i := 0
+	for i < len(words) && (isAssignment(words[i]) || wrapper[words[i]]) {
+		i++
+	}
+	var out []string
+	for ; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case w == "--":
+			return append(out, words[i+1:]...)
+		case strings.HasPrefix(w, "--"):
+			if r.valueOptions[w] && !strings.Contains(w, "=") {
+				i++
+			}
+		case strings.HasPrefix(w, "-") && len(w) > 1:
+			// Short options, bundled: the first that takes a value takes
+			// the rest of the word, or the next word.
+			for k := 1; k < len(w); k++ {
+				if r.valueOptions["-"+w[k:k+1]] {
+					if k == len(w)-1 {
+						i++
+					}
+					break
+				}
+			}
+		default:
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// commandURLs are the URLs a command sends to (the values of --url and
+// the positional words that are http or https URLs), normalized so that
+// the same URL is one destination however the command is written.
+func commandURLs(r *compiledRule, words []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if n := normalURL(s); n != "" && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	for i, w := range words {
+		if w == "--url" && i+1 < len(words) {
+			add(words[i+1])
+		}
+	}
+	for _, w := range positionals(r, words) {
+		add(w)
+	}
+	return out
+}
+
+// normalURL: scheme and host in lower case, no default port, no
+// fragment, an empty path as "/"; "" for what is not an http(s) URL.
+func normalURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return ""
+	}
+	host := strings.ToLower(u.Host)
+	if (u.Scheme == "http" && strings.HasSuffix(host, ":80")) || (u.Scheme == "https" && strings.HasSuffix(host, ":443")) {
+		host = host[:strings.LastIndexByte(host, ':')]
+	}
+	u.Host = host
+	u.Fragment, u.RawFragment = "", ""
+	if u.Path == "" && u.RawPath == "" {
+		u.Path = "/"
+	}
+	return u.String()
+}
+
+// inDir resolves a path a tool call names against the call's working
+// directory (SPEC §2), when the format records one. Without a cwd the path
+// stays as written: the analyzer resolves a relative path against the
+// directory of the transcript.
+func inDir(cwd, p string) string {
+	if cwd == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(cwd, p)
 }
 
 func firstArg(args string, paths []string) string {
@@ -426,30 +835,150 @@ func tokenOf(dest, content map[string]any) string {
 // Result records a call's outcome.
 func (c *conventions) Result(id string, res toolResult) {
 	p := c.pending[id]
+	if res.Denied {
+		// A call a PreToolUse hook denied never ran: no crossing. When the
+		// hook was effectlint's gate, its denial is a stop at send for
+		// what the call intended.
+		var intents []string
+		c.release(id, func(e Event) bool {
+			if res.DeniedByGate && e.Type == "intent" {
+				intents = append(intents, e.Str("intent"))
+				return true
+			}
+			return false
+		})
+		delete(c.pending, id)
+		if res.DeniedByGate && p != nil {
+			if len(intents) == 0 {
+				c.event(p.task, res.TS, res.Line, "gate_check", map[string]any{"checkpoint": "send", "decision": "stop"})
+			}
+			for _, in := range intents {
+				c.event(p.task, res.TS, res.Line, "gate_check", map[string]any{"checkpoint": "send", "decision": "stop", "intent": in})
+			}
+		}
+		return
+	}
+	c.release(id, nil)
 	if p == nil {
 		return
 	}
 	delete(c.pending, id)
-	switch p.rule.Result {
-	case "response":
-		fields := map[string]any{"ok": !res.Error}
-		if p.intent != "" {
-			fields["intent"] = p.intent
-		}
-		c.event(p.task, res.TS, res.Line, "response", fields)
-	case "gate":
-		decision := "allow"
-		if res.Error {
-			decision = "stop"
-		}
-		cp := "resume"
-		if p.rule.checkpoint != nil {
-			if m := p.rule.checkpoint.FindStringSubmatch(p.args); m != nil {
-				if i := p.rule.checkpoint.SubexpIndex("checkpoint"); i > 0 {
-					cp = m[i]
+	for _, part := range p.parts {
+		switch part.rule.Result {
+		case "response":
+			// No error: a confirmation, when the call's status is this
+			// command's own; an error: not confirmed, whichever command
+			// failed. A success that may be another command's says nothing.
+			if !res.Error && !part.u.successImplied() {
+				continue
+			}
+			if len(part.intents) == 0 {
+				c.event(p.task, res.TS, res.Line, "response", map[string]any{"ok": !res.Error})
+			}
+			for _, in := range part.intents {
+				c.event(p.task, res.TS, res.Line, "response", map[string]any{"ok": !res.Error, "intent": in})
+			}
+		case "gate":
+			cp := "resume"
+			if part.rule.checkpoint != nil {
+				if m := part.rule.checkpoint.FindStringSubmatch(part.u.text); m != nil {
+					if i := part.rule.checkpoint.SubexpIndex("checkpoint"); i > 0 {
+						cp = m[i]
+					}
 				}
 			}
+			c.event(p.task, res.TS, res.Line, "gate_check", map[string]any{"checkpoint": cp, "decision": gateDecision(part.u, res)})
 		}
-		c.event(p.task, res.TS, res.Line, "gate_check", map[string]any{"checkpoint": cp, "decision": decision})
 	}
+}
+
+var (
+	ansiEscape   = regexp.MustCompile("\x1b\\[[0-9;?]*[A-Za-z]")
+	textVerdict  = regexp.MustCompile(`(?m)^[ \t#>*]*(ALLOW|STOP)\**[ \t]+task[ \t]+(\S+)`)
+	jsonVerdict  = regexp.MustCompile(`"decision"\s*:\s*"(allow|stop)"`)
+	taskArg      = regexp.MustCompile(`(?:^|\s)--task(?:=|\s+)(?:'([^']*)'|"([^"]*)"|(\S+))`)
+	passThrough  = map[string]bool{"tee": true, "cat": true}
+	stdoutRedirs = regexp.MustCompile(`^(?:1?>>?|&>>?|>\|)`)
+)
+
+// gateDecision reads the decision of a recorded `effectlint check` from
+// its own output when that says it (the text report begins with
+// "ALLOW task T" or "STOP task T", JSON has "decision"), else from the
+// exit status where the status is the check's own. Anything else is a
+// stop: allow is never read from an ambiguous result.
+func gateDecision(u unit, res toolResult) string {
+	verdict := ""
+	if out := outputVerdict(u, res.Output); out == "stop" {
+		return "stop"
+	} else if out == "allow" && checkOutputShown(u) {
+		verdict = "allow"
+	}
+	switch {
+	case res.Error && u.only():
+		return "stop" // a check alone that failed stopped, whatever it printed
+	case verdict == "allow":
+		return "allow"
+	case !res.Error && u.successImplied():
+		return "allow"
+	}
+	return "stop"
+}
+
+// outputVerdict: "stop" when the output holds any stop for the check's
+// task (or a JSON stop), else "allow" when it holds an allow, else "".
+func outputVerdict(u unit, out string) string {
+	if out == "" {
+		return ""
+	}
+	out = ansiEscape.ReplaceAllString(out, "")
+	task := ""
+	if m := taskArg.FindStringSubmatch(u.text); m != nil {
+		task = m[1] + m[2] + m[3]
+	}
+	allow := false
+	for _, m := range textVerdict.FindAllStringSubmatch(out, -1) {
+		if task != "" && m[2] != task {
+			continue
+		}
+		if m[1] == "STOP" {
+			return "stop"
+		}
+		allow = true
+	}
+	for _, m := range jsonVerdict.FindAllStringSubmatch(out, -1) {
+		if m[1] == "stop" {
+			return "stop"
+		}
+		allow = true
+	}
+	if allow {
+		return "allow"
+	}
+	return ""
+}
+
+// checkOutputShown: the check's standard output reaches the recorded
+// output (not redirected, not piped into anything but tee or cat).
+func checkOutputShown(u unit) bool {
+	if u.parts == nil {
+		return true
+	}
+	p := u.parts[u.i]
+	for _, w := range p.words {
+		if stdoutRedirs.MatchString(w) {
+			return false
+		}
+	}
+	for j := u.i; j+1 < len(u.parts) && (u.parts[j].after == "|" || u.parts[j].after == "|&"); j++ {
+		next := u.parts[j+1].words
+		if len(next) == 0 || !passThrough[next[0]] {
+			return false
+		}
+		for _, w := range next {
+			if stdoutRedirs.MatchString(w) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -90,7 +90,7 @@ func TestConventions_BuiltinRules(t *testing.T) {
 				{ID: "c3", Name: "mcp__playwright__browser_click", Args: `{"element":"Send button","ref":"e12"}`},
 				{ID: "c4", Name: "mcp__playwright__browser_click", Args: `{"element":"Close dialog","ref":"e13"}`},
 			}, nil,
-			"intent intent=call:c2 dest=web/https://chat.example.com/c/ops path=report.p|picker_accepted intent=call:c2|send_fired"},
+			"intent intent=call:c2 dest=web/https://chat.example.com/c/ops path=/home/u/|picker_accepted intent=call:c2|send_fired"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -96,11 +96,25 @@ func detectLine(line gjson.Result, p *Profile) string {
 }
 
 // recognizeLine names the JSON Lines format a record is surely of, or "".
+// The built-in formats win over a profile's source: a profile whose detect
+// path also exists in a native log or a Claude Code session (task, type,
+// sessionId, ...) would read it with its own paths and see fewer events,
+// losing crossings. --input-format profile reads such a file as the
+// profile's format anyway.
 func recognizeLine(line gjson.Result, p *Profile) string {
+	if f := builtinLine(line); f != "" {
+		return f
+	}
+	if profileSource(p) != nil && p.Source.Records == "" && line.Get(p.Source.Detect).Exists() {
+		return FormatProfile
+	}
+	return ""
+}
+
+// builtinLine names the built-in JSON Lines format of a record, or "".
+func builtinLine(line gjson.Result) string {
 	t := line.Get("type").String()
 	switch {
-	case profileSource(p) != nil && p.Source.Records == "" && line.Get(p.Source.Detect).Exists():
-		return FormatProfile
 	case line.Get("ts").Type == gjson.String && line.Get("task").Exists() && line.Get("type").Exists():
 		return FormatNative
 	case claudeCodeTypes[t] && (line.Get("sessionId").Exists() || t == "file-history-snapshot" || t == "summary"):
@@ -139,13 +153,21 @@ func firstRecognizedLine(text []byte, p *Profile) string {
 	return ""
 }
 
-// detectDocument names the format of a whole JSON document.
+// detectDocument names the format of a whole JSON document: a built-in
+// format first (as for lines), then a profile's source.
 func detectDocument(doc gjson.Result, p *Profile) string {
+	if f := builtinDocument(doc); f != FormatUnknown {
+		return f
+	}
 	if src := profileSource(p); src != nil && src.Records != "" {
 		if recs := doc.Get(src.Records); recs.IsArray() && recs.Get("0").Get(src.Detect).Exists() {
 			return FormatProfile
 		}
 	}
+	return FormatUnknown
+}
+
+func builtinDocument(doc gjson.Result) string {
 	switch {
 	case doc.Get("events").IsArray() && doc.Get("events.0.eventType").Exists(),
 		doc.Get("history.events").IsArray() && doc.Get("history.events.0.eventType").Exists():

@@ -1,0 +1,53 @@
+package transcripts
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A profile's source whose detect path also exists in a native log or a
+// Claude Code session must not take it over: its paths would see fewer
+// events (here: none), losing the crossings.
+func TestDetect_BuiltinFormatsWinOverAProfileSource(t *testing.T) {
+	dir := t.TempDir()
+	native := filepath.Join(dir, "native.jsonl")
+	writeFile(t, native, `{"ts":"2026-12-01T08:00:00Z","task":"t1","type":"task_started","relation":"root"}
+{"ts":"2026-12-01T08:00:02Z","task":"t1","type":"send_fired"}
+`)
+	s := &cc{session: "s1", cwd: "/w"}
+	s.call("b1", "Bash", map[string]any{"command": "curl -T x.pdf https://h.example/u"})
+	session := filepath.Join(dir, "s1.jsonl")
+	s.write(t, session)
+	doc := filepath.Join(dir, "chat.json")
+	writeFile(t, doc, `{"messages":[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"send_message","arguments":"{\"channel\":\"C1\",\"text\":\"hi\"}"}}]}]}`)
+	for _, c := range []struct {
+		name, profile, path, format, crossing string
+	}{
+		{"native log", `source: {detect: task, task: task, time: ts, tool: tool_name}`, native, FormatNative, "send_fired"},
+		{"Claude Code session", `source: {detect: sessionId, task: sessionId, time: timestamp, tool: nothing.here}`, session, FormatClaudeCode, "request_sent"},
+		{"OpenAI document", `source: {detect: role, records: messages, task: role, time: t, tool: nothing.here}`, doc, FormatOpenAI, "request_sent"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := ParseProfile("sloppy", []byte(c.profile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, evs := readPaths(t, Options{Profile: p}, c.path)
+			if f := res.Inputs[0].Format; f != c.format {
+				t.Errorf("format %s, want %s", f, c.format)
+			}
+			if len(ofType(evs, c.crossing)) == 0 {
+				t.Errorf("no %s: %s", c.crossing, summary(evs))
+			}
+			if c.format == FormatClaudeCode && !strings.Contains(strings.Join(res.Inputs[0].Notices, "\n"), "also claims") {
+				t.Errorf("no notice of the profile's claim: %q", res.Inputs[0].Notices)
+			}
+			// Asked for, the profile's format is read.
+			res, _ = readPaths(t, Options{Profile: p, InputFormat: FormatProfile}, c.path)
+			if f := res.Inputs[0].Format; f != FormatProfile {
+				t.Errorf("--input-format profile: format %s", f)
+			}
+		})
+	}
+}

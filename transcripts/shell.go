@@ -1,0 +1,376 @@
+package transcripts
+
+import "strings"
+
+// A shell command line, as agents pass it to a shell tool, is split into
+// its simple commands so that conventions judge each one: in
+// `effectlint check … && curl -F f=@x https://…` the upload is a crossing
+// whatever else the line does. This is a careful splitter, not a shell:
+// it knows quotes ('…', "…", \), the list and pipe operators (&&, ||, ;,
+// |, |&, &, newlines), comments, subshells ( … ) and { …; }, command
+// substitutions $( … ) and `…`, and `bash|sh|… -c 'script'` and `eval`,
+// whose scripts are split in turn. Redirections stay words of their
+// command. What it does not understand it reads as more commands rather
+// than fewer (a here-document's lines are read as commands): seeing a
+// delivery that did not happen fails closed, missing one does not.
+
+// shellPart is one simple command of a command line.
+type shellPart struct {
+	text  string   // the command's text as written (quotes kept), trimmed
+	words []string // its words, shell quotes removed
+	// before and after are the operators that join it to its neighbours
+	// in its list ("" at either end of the line).
+	before, after string
+	// nested: inside a subshell, a command substitution or a script
+	// given to another shell; the line's exit status is not its own.
+	nested bool
+	// runs: the command hands a script to another shell (bash -c, eval);
+	// the script's commands follow it and are judged instead.
+	runs bool
+}
+
+// splitShell splits a command line into its simple commands.
+func splitShell(line string) []shellPart {
+	return splitShellDepth(line, false, 0)
+}
+
+const maxShellDepth = 8
+
+func splitShellDepth(line string, nested bool, depth int) []shellPart {
+	s := &shellSplit{src: line, nested: nested, depth: depth}
+	s.run()
+	s.end("")
+	return s.parts
+}
+
+type shellSplit struct {
+	src    string
+	nested bool
+	depth  int
+	parts  []shellPart
+	inner  []shellPart // parts found inside substitutions and subshells
+	masks  [][2]int    // substitutions in the text: shown as $(…)
+	start  int         // where the current command's text begins
+	words  []string
+	word   strings.Builder
+	inWord bool
+	before string
+}
+
+func (s *shellSplit) flushWord() {
+	if s.inWord {
+		s.words = append(s.words, s.word.String())
+		s.word.Reset()
+		s.inWord = false
+	}
+}
+
+// end closes the current command at the operator op.
+func (s *shellSplit) end(op string) {
+	s.endAt(len(s.src), op)
+}
+
+func (s *shellSplit) endAt(at int, op string) {
+	s.flushWord()
+	text := ""
+	if s.start <= at && at <= len(s.src) {
+		// The command's own text: a substitution's commands are parts of
+		// their own, so their text is left out here.
+		var b strings.Builder
+		from := s.start
+		for _, m := range s.masks {
+			if m[0] >= from && m[1] <= at {
+				b.WriteString(s.src[from:m[0]])
+				b.WriteString("…")
+				from = m[1]
+			}
+		}
+		b.WriteString(s.src[from:at])
+		text = strings.TrimSpace(b.String())
+	}
+	s.masks = nil
+	if len(s.words) > 0 {
+		p := shellPart{text: text, words: s.words, before: s.before, after: op, nested: s.nested}
+		if script, ok := scriptOf(p.words); ok && s.depth < maxShellDepth {
+			// bash -c 'a; b', eval "…": the script's commands, nested.
+			p.runs = true
+			s.parts = append(s.parts, p)
+			s.parts = append(s.parts, splitShellDepth(script, true, s.depth+1)...)
+		} else {
+			s.parts = append(s.parts, p)
+		}
+	}
+	s.parts = append(s.parts, s.inner...)
+	s.inner = nil
+	s.words = nil
+	s.before = op
+}
+
+// scriptOf returns the script a command hands to another shell.
+func scriptOf(words []string) (string, bool) {
+	i := 0
+	for i < len(words) && (isAssignment(words[i]) || wrapper[words[i]]) {
+		i++
+	}
+	if i >= len(words) {
+		return "", false
+	}
+	name := words[i]
+	if j := strings.LastIndexByte(name, '/'); j >= 0 {
+		name = name[j+1:]
+	}
+	if name == "eval" {
+		return strings.Join(words[i+1:], " "), i+1 < len(words)
+	}
+	if !shells[name] {
+		return "", false
+	}
+	for j := i + 1; j < len(words); j++ {
+		w := words[j]
+		if !strings.HasPrefix(w, "-") || w == "-" || w == "--" {
+			return "", false
+		}
+		if !strings.HasPrefix(w, "--") && strings.ContainsRune(w, 'c') && j+1 < len(words) {
+			return words[j+1], true
+		}
+	}
+	return "", false
+}
+
+var shells = map[string]bool{"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "ash": true, "fish": true}
+
+// wrapper commands run the command that follows them.
+var wrapper = map[string]bool{"sudo": true, "env": true, "exec": true, "nohup": true, "time": true, "command": true, "nice": true}
+
+func isAssignment(w string) bool {
+	i := strings.IndexByte(w, '=')
+	if i <= 0 {
+		return false
+	}
+	for _, r := range w[:i] {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *shellSplit) run() {
+	src := s.src
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == '\\':
+			if i+1 < len(src) {
+				if src[i+1] != '\n' { // a line continuation joins lines
+					s.word.WriteByte(src[i+1])
+					s.inWord = true
+				}
+				i += 2
+				continue
+			}
+			i++
+		case c == '\'':
+			j := strings.IndexByte(src[i+1:], '\'')
+			if j < 0 {
+				j = len(src) - i - 1 // unterminated: to the end
+			}
+			s.word.WriteString(src[i+1 : i+1+j])
+			s.inWord = true
+			i += j + 2
+		case c == '"':
+			i = s.double(i + 1)
+		case c == '`':
+			j := strings.IndexByte(src[i+1:], '`')
+			if j < 0 {
+				j = len(src) - i - 1
+			}
+			s.sub(src[i+1:i+1+j], i+1, i+1+j)
+			s.word.WriteString(src[i:min(len(src), i+2+j)])
+			s.inWord = true
+			i += j + 2
+		case c == '$' && i+1 < len(src) && src[i+1] == '(':
+			j := matchParen(src, i+1)
+			s.sub(src[i+2:j], i+2, j)
+			s.word.WriteString(src[i:min(len(src), j+1)])
+			s.inWord = true
+			i = j + 1
+		case c == '#' && !s.inWord:
+			// A comment, to the end of the line.
+			j := strings.IndexByte(src[i:], '\n')
+			if j < 0 {
+				s.endAt(i, "")
+				s.start = len(src)
+				return
+			}
+			s.endAt(i, ";")
+			i += j
+			s.start = i
+		case c == '(' && !s.inWord:
+			// A subshell (or arithmetic): its commands, nested.
+			j := matchParen(src, i)
+			s.endAt(i, s.before)
+			s.before = ""
+			s.sub(src[i+1:j], -1, -1)
+			i = j + 1
+			s.start = i
+		case (c == '{' || c == '}') && !s.inWord && (i+1 == len(src) || isBlank(src[i+1]) || src[i+1] == ';'):
+			s.endAt(i, s.before)
+			i++
+			s.start = i
+		case c == ';' || c == '\n':
+			s.endAt(i, ";")
+			i++
+			s.start = i
+		case c == '&' || c == '|':
+			op := string(c)
+			if i+1 < len(src) && (src[i+1] == c || (c == '|' && src[i+1] == '&')) {
+				op += string(src[i+1])
+			}
+			if c == '&' && op == "&" && s.redirectionAmp(i) {
+				// >&2, &>file: part of a redirection, not an operator.
+				s.word.WriteByte(c)
+				s.inWord = true
+				i++
+				continue
+			}
+			s.endAt(i, op)
+			i += len(op)
+			s.start = i
+		case isBlank(c):
+			s.flushWord()
+			i++
+		default:
+			s.word.WriteByte(c)
+			s.inWord = true
+			i++
+		}
+	}
+}
+
+// redirectionAmp: the & at i belongs to a redirection (2>&1, >&2, &>f).
+func (s *shellSplit) redirectionAmp(i int) bool {
+	src := s.src
+	if i > 0 && (src[i-1] == '>' || src[i-1] == '<') {
+		return true
+	}
+	return i+1 < len(src) && src[i+1] == '>'
+}
+
+// double reads a "…" string from i (after the quote) and returns the index
+// after its closing quote.
+func (s *shellSplit) double(i int) int {
+	src := s.src
+	s.inWord = true
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case c == '"':
+			return i + 1
+		case c == '\\' && i+1 < len(src) && strings.IndexByte("$`\"\\\n", src[i+1]) >= 0:
+			if src[i+1] != '\n' {
+				s.word.WriteByte(src[i+1])
+			}
+			i += 2
+		case c == '$' && i+1 < len(src) && src[i+1] == '(':
+			j := matchParen(src, i+1)
+			s.sub(src[i+2:j], i+2, j)
+			s.word.WriteString(src[i:min(len(src), j+1)])
+			i = j + 1
+		case c == '`':
+			j := strings.IndexByte(src[i+1:], '`')
+			if j < 0 {
+				j = len(src) - i - 1
+			}
+			s.sub(src[i+1:i+1+j], i+1, i+1+j)
+			s.word.WriteString(src[i:min(len(src), i+2+j)])
+			i += j + 2
+		default:
+			s.word.WriteByte(c)
+			i++
+		}
+	}
+	return i
+}
+
+// sub splits a substitution's or subshell's text (at [from, to) of the
+// line, or -1 for a subshell): its commands are nested.
+func (s *shellSplit) sub(text string, from, to int) {
+	if from >= 0 {
+		s.masks = append(s.masks, [2]int{from, to})
+	}
+	if s.depth >= maxShellDepth {
+		return
+	}
+	s.inner = append(s.inner, splitShellDepth(text, true, s.depth+1)...)
+}
+
+// matchParen returns the index of the ) that closes the ( at open,
+// skipping quoted text; len(src) when there is none.
+func matchParen(src string, open int) int {
+	depth := 0
+	for i := open; i < len(src); i++ {
+		switch src[i] {
+		case '\\':
+			i++
+		case '\'':
+			j := strings.IndexByte(src[i+1:], '\'')
+			if j < 0 {
+				return len(src)
+			}
+			i += j + 1
+		case '"':
+			for i++; i < len(src) && src[i] != '"'; i++ {
+				if src[i] == '\\' {
+					i++
+				}
+			}
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return len(src)
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
+
+// successImplied reports whether an exit status 0 of the whole line means
+// that part i ran and exited 0: it is not nested, it is reached only
+// through && since the last ; (or the start), and only && follow it.
+func successImplied(parts []shellPart, i int) bool {
+	if parts[i].nested {
+		return false
+	}
+	for _, p := range parts {
+		if p.nested {
+			return false // a subshell or substitution: its status is not told
+		}
+	}
+	for j := i; j >= 0; j-- {
+		if parts[j].before == ";" || parts[j].before == "" {
+			break
+		}
+		if parts[j].before != "&&" {
+			return false
+		}
+	}
+	for j := i; j < len(parts); j++ {
+		if parts[j].after != "&&" && parts[j].after != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// onlyCommand: part i is the whole line.
+func onlyCommand(parts []shellPart, i int) bool {
+	return len(parts) == 1 && !parts[i].nested
+}
+
+// wordsText is the words of a command, one a line: what file_pattern reads.
+func wordsText(words []string) string { return strings.Join(words, "\n") }
