@@ -28,6 +28,11 @@ func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 	sessions := 0
 	unknown := map[string]int{}
 	jsonLines(src, in, rn.opt.MaxLineBytes, "sessionId", func(l rawLine, r gjson.Result) {
+		if p, repeated := repeatedKeyProblem(in.Path, l.num, l.bytes, r.Get("sessionId").String(),
+			"sessionId", "agentId", "isSidechain", "type", "data.type", "data.agentId"); repeated {
+			in.addProblem(p) // SPEC §3: two readings, neither is taken
+			return
+		}
 		typ := r.Get("type").String()
 		if !claudeCodeTypes[typ] {
 			unknown[clip(typ, 40)]++

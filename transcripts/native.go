@@ -271,6 +271,12 @@ func readNative(src io.Reader, in *Input, maxLine int, keep func(string) bool, e
 			in.addProblem(Problem{File: in.Path, Line: l.num, Task: task, Message: msg})
 			continue
 		}
+		// The fast path takes no line with a repeated key: only this one
+		// has to look for them.
+		if p, repeated := repeatedKeyProblem(in.Path, l.num, l.bytes, salvageTask(l.bytes, "task"), "task"); repeated {
+			in.addProblem(p)
+			continue
+		}
 		accept(parseNativeLine(in.Path, l.num, gjson.ParseBytes(l.bytes), keep))
 	}
 	for _, t := range unknownOrder {

@@ -1,0 +1,101 @@
+package transcripts
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRepeatedKeys_FindsRepeatsAtAnyDepthAfterUnescaping(t *testing.T) {
+	cases := []struct {
+		in   string
+		want string // the first repeat's path, "" for none
+	}{
+		{`{"a":1,"b":2}`, ""},
+		{`{"a":{"x":1},"b":{"x":2}}`, ""}, // one key in two objects
+		{`[{"a":1},{"a":2}]`, ""},
+		{`{"type":"picker_opened","type":"send_fired"}`, "type"},
+		{`{"type":"a","t\u0079pe":"b"}`, "type"},
+		{`{"d":{"provider":"slack","id":"C1","id":"C2"}}`, "d.id"},
+		{`{"events":[{"eventId":1},{"eventId":2,"x":[{"k":1,"k":2}]}]}`, "events[1].x[0].k"},
+		{`{"a":"\"b\",\"a\":1"}`, ""}, // keys inside a string are text
+		{`{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":0,"k11":1,"k12":2,"k13":3,"k14":4,"k15":5,"k16":6,"k17":7,"k3":8}`, "k3"},
+		{`{"o":{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":0,"k11":1,"k12":2,"k13":3,"k14":4,"k15":5,"k16":6,"k17":7},"k0":1}`, ""},
+		{`{"a":[1,2,{"b":true,"c":null,"b":false}]}`, "a[2].b"},
+	}
+	for _, c := range cases {
+		if !validJSONString(c.in) {
+			t.Fatalf("not JSON: %s", c.in)
+		}
+		reps, _ := repeatedKeys(c.in, 10)
+		got := ""
+		if len(reps) > 0 {
+			got = reps[0].path
+			if c.in[reps[0].at] != '"' {
+				t.Errorf("%s: the repeat is at %d, not at a key", c.in, reps[0].at)
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s: repeat %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// A line with a repeated key is a problem of that line (SPEC §3), on the
+// fast path and on the slow one, at any depth; the task is named unless it
+// is the repeated key.
+func TestNative_RepeatedKeyIsAProblemOfThatLine(t *testing.T) {
+	cases := []struct {
+		line string
+		task string
+	}{
+		{`{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"picker_opened","type":"send_fired"}`, "t1"},
+		{`{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"send_fired","t\u0079pe":"picker_dismissed"}`, "t1"},
+		{`{"ts":"2026-11-30T07:00:00Z","task":"t1","task":"t2","type":"send_fired"}`, ""},
+		{`{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"intent","destination":{"provider":"slack","id":"C1","id":"C2"},"content":{"sha256":"` + strings.Repeat("a", 64) + `"}}`, "t1"},
+		{`{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"tool_output","output":{"stdout":"x","stdout":"y"}}`, "t1"},
+		{`{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"tool_output","output":[{"a":1},{"b":2,"b":3}],"detail":"` + strings.Repeat("x", 300) + `"}`, "t1"},
+	}
+	for _, c := range cases {
+		for _, lean := range []bool{false, true} {
+			var evs []Event
+			res, err := Read([]string{"-"}, Options{Stdin: strings.NewReader(good + "\n" + c.line + "\n"), SpecFieldsOnly: lean}, func(e Event) { evs = append(evs, e) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := res.Inputs[0]
+			if len(evs) != 1 || len(in.Problems) != 1 {
+				t.Errorf("%s (spec fields only %v): events %+v problems %+v, want the first line's event and one problem", c.line, lean, evs, in.Problems)
+				continue
+			}
+			if p := in.Problems[0]; p.Line != 2 || p.Task != c.task || !strings.Contains(p.Message, "repeated key") {
+				t.Errorf("%s: problem %+v, want line 2, task %q", c.line, p, c.task)
+			}
+		}
+	}
+}
+
+func TestClaudeCode_RepeatedKeyIsAProblemOfThatLine(t *testing.T) {
+	const ok = `{"type":"user","sessionId":"s1","uuid":"u1","timestamp":"2026-11-30T07:00:00Z","message":{"role":"user","content":"hi"}}`
+	send := func(input string) string {
+		return `{"type":"assistant","sessionId":"s1","uuid":"a1","timestamp":"2026-11-30T07:00:01Z","message":{"content":[{"type":"tool_use","id":"toolu_1","name":"slack_post_message","input":` + input + `}]}}`
+	}
+	cases := []struct {
+		name, line, task string
+	}{
+		{"a repeated argument", send(`{"channel_id":"C1","channel_id":"C2","text":"hi"}`), "s1"},
+		{"a repeated session", `{"type":"assistant","sessionId":"s1","sessionId":"s2","uuid":"a1","timestamp":"2026-11-30T07:00:01Z","message":{"content":[]}}`, ""},
+		{"a repeated agent", `{"type":"assistant","sessionId":"s1","isSidechain":true,"agentId":"a","agentId":"b","uuid":"a1","timestamp":"2026-11-30T07:00:01Z","message":{"content":[]}}`, ""},
+		{"a repeated data object", `{"type":"progress","sessionId":"s1","uuid":"p1","timestamp":"2026-11-30T07:00:01Z","data":{"type":"agent_progress"},"data":{"type":"x"}}`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in, evs := readAs(t, FormatClaudeCode, ok+"\n"+c.line+"\n")
+			if len(in.Problems) != 1 || in.Problems[0].Line != 2 || in.Problems[0].Task != c.task || !strings.Contains(in.Problems[0].Message, "repeated key") {
+				t.Errorf("problems %+v, want one at line 2 of task %q", in.Problems, c.task)
+			}
+			if got := types(evs); got != "task_started" {
+				t.Errorf("events %s, want the session's start only", got)
+			}
+		})
+	}
+}
