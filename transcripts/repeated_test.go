@@ -74,6 +74,31 @@ func TestNative_RepeatedKeyIsAProblemOfThatLine(t *testing.T) {
 	}
 }
 
+// A type that differs from a known one only in case or separators is a
+// problem of its line (SPEC §3); an unknown type is kept.
+func TestNative_TypeCaseVariantIsAProblem(t *testing.T) {
+	for _, typ := range []string{"Send_Fired", "send-fired", "SEND_FIRED", "sendFired", " send_fired", "sendfired", "send fired", "Picker.Opened", "TASK_ENDED"} {
+		for _, lean := range []bool{false, true} {
+			var evs []Event
+			line := `{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"` + typ + `"}`
+			res, err := Read([]string{"-"}, Options{Stdin: strings.NewReader(line + "\n"), SpecFieldsOnly: lean}, func(e Event) { evs = append(evs, e) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := res.Inputs[0]
+			if len(evs) != 0 || len(in.Problems) != 1 || in.Problems[0].Task != "t1" || !strings.Contains(in.Problems[0].Message, "differs from") {
+				t.Errorf("type %q (spec fields only %v): events %+v problems %+v notices %v", typ, lean, evs, in.Problems, in.Notices)
+			}
+		}
+	}
+	for _, typ := range []string{"send_fired", "heartbeat", "sent_fired", "send_fired_twice"} {
+		in, evs := readString(t, `{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"`+typ+`"}`+"\n", 0)
+		if len(evs) != 1 || len(in.Problems) != 0 {
+			t.Errorf("type %q: events %+v problems %+v", typ, evs, in.Problems)
+		}
+	}
+}
+
 func TestClaudeCode_RepeatedKeyIsAProblemOfThatLine(t *testing.T) {
 	const ok = `{"type":"user","sessionId":"s1","uuid":"u1","timestamp":"2026-11-30T07:00:00Z","message":{"role":"user","content":"hi"}}`
 	send := func(input string) string {
