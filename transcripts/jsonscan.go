@@ -536,3 +536,18 @@ func (dr *docRepeats) rest(d *document) {
 func (d *document) repeatLine(rep keyRepeat) int {
 	return d.lines.line(rep.at) + max(d.first, 1) - 1
 }
+
+// argumentsRepeat finds a repeated key in a tool call's arguments, JSON
+// text that formats carry inside a string (OpenAI function arguments,
+// OpenTelemetry gen_ai.tool.call.arguments), where a document's scan does
+// not see: the conventions would read the first value of the repeated key.
+func argumentsRepeat(args string) (string, bool) {
+	if !validJSONString(args) {
+		return "", false
+	}
+	reps, _ := repeatedKeys(args, 1)
+	if len(reps) == 0 {
+		return "", false
+	}
+	return "arguments." + reps[0].path, true
+}

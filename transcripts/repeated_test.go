@@ -124,3 +124,45 @@ func TestClaudeCode_RepeatedKeyIsAProblemOfThatLine(t *testing.T) {
 		})
 	}
 }
+
+// In a document, a repeated key inside a record (an item, an event, a
+// span) is a problem of that record, which is not read; the others are.
+// A repeated key outside every record is a problem of no task.
+func TestOpenAI_RepeatedKeyIsAProblemOfItsItem(t *testing.T) {
+	call := func(id, args string) string {
+		return `{"type": "function_call", "call_id": "` + id + `", "name": "slack_post_message", "arguments": ` + args + `}`
+	}
+	twoChannels := `{"channel": "C024BE91L", "channel": "C0OTHER01", "text": "weekly report"}`
+	ins, evs := readFiles(t, map[string]string{
+		"a.json": "{\"conversation\": \"conv_a\", \"input\": [\n" + call("call_000000000001", slackArgs) + ",\n" + call("call_000000000002", twoChannels) + "\n]}",
+		"b.json": "{\"conversation\": \"conv_b\", \"conversation\": \"conv_c\", \"input\": [\n" + call("call_000000000003", slackArgs) + "\n]}",
+	}, Options{})
+	if p := ins[0].Problems; len(p) != 1 || p[0].Line != 3 || p[0].Task != "conv_a" || !strings.Contains(p[0].Message, `"input[1].arguments.channel"`) {
+		t.Errorf("a.json problems %+v, want one of conv_a at line 3", p)
+	}
+	if p := ins[1].Problems; len(p) != 1 || p[0].Line != 1 || p[0].Task != "" || !strings.Contains(p[0].Message, `"conversation"`) {
+		t.Errorf("b.json problems %+v, want one of no task at line 1", p)
+	}
+	n := 0
+	for _, e := range evs {
+		if e.Type == "request_sent" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d calls read, want the two with unique keys: %v", n, brief(evs))
+	}
+}
+
+func TestOpenAI_RepeatedKeyInArgumentsTextIsAProblemOfTheCall(t *testing.T) {
+	args := `"{\"channel\":\"C024BE91L\",\"channel\":\"C0OTHER01\",\"text\":\"weekly report\"}"`
+	ins, evs := readFiles(t, map[string]string{
+		"a.json": `{"conversation": "conv_a", "messages": [{"role": "assistant", "tool_calls": [{"id": "call_0", "type": "function", "function": {"name": "slack_post_message", "arguments": ` + args + `}}]}]}`,
+	}, Options{})
+	if p := ins[0].Problems; len(p) != 1 || p[0].Task != "conv_a" || !strings.Contains(p[0].Message, "arguments.channel") {
+		t.Errorf("problems %+v", p)
+	}
+	if got := strings.Join(brief(evs), "|"); strings.Contains(got, "request_sent") {
+		t.Errorf("events %s: the call has two readings and is not read", got)
+	}
+}
