@@ -166,3 +166,58 @@ func TestOpenAI_RepeatedKeyInArgumentsTextIsAProblemOfTheCall(t *testing.T) {
 		t.Errorf("events %s: the call has two readings and is not read", got)
 	}
 }
+
+func TestOTel_RepeatedAttributesKeysAndSpanIDsAreProblemsOfTheSpan(t *testing.T) {
+	const trace = "0af7651916cd43dd8448eb211c80319c"
+	attr := func(k, v string) string { return `{"key":"` + k + `","value":{"stringValue":"` + v + `"}}` }
+	span := func(id, extra string, attrs ...string) string {
+		return `{"traceId":"` + trace + `","spanId":"` + id + `","name":"execute_tool slack_post_message","startTimeUnixNano":"1796026201000000000","endTimeUnixNano":"1796026202000000000"` + extra + `,"attributes":[` + strings.Join(attrs, ",") + `]}`
+	}
+	doc := func(spans ...string) string {
+		return "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[\n" + strings.Join(spans, ",\n") + "\n]}]}]}"
+	}
+	args := attr("gen_ai.tool.call.arguments", otelArgsJSON)
+	other := attr("gen_ai.tool.call.arguments", strings.ReplaceAll(otelArgsJSON, "C024BE91L", "C0OTHER01"))
+	ok := span("c3f1a2b4d5e60718", "", attr("gen_ai.tool.name", "slack_post_message"), args)
+	cases := []struct {
+		name  string
+		files map[string]string
+		line  int
+		has   string
+	}{
+		{"an attribute twice with different values", map[string]string{"a.json": doc(ok, span("e457b5a2e4d86bd1", "", args, other))}, 3, `attribute "gen_ai.tool.call.arguments" appears twice`},
+		{"a repeated JSON key in a span", map[string]string{"a.json": doc(ok, span("e457b5a2e4d86bd1", `,"status":{"code":2},"status":{"code":1}`, args))}, 3, `repeated key "resourceSpans[0].scopeSpans[0].spans[1].status"`},
+		{"one span id twice with different content", map[string]string{"a.json": doc(ok, span("c3f1a2b4d5e60718", `,"status":{"code":2}`, other))}, 3, "appears twice with different content"},
+		{"one span id in two files with different content", map[string]string{"a.json": doc(ok), "b.json": doc(span("c3f1a2b4d5e60718", "", attr("gen_ai.tool.name", "slack_post_message"), other))}, 2, "read before with different content"},
+		{"a repeated key in the arguments text", map[string]string{"a.json": doc(ok, span("e457b5a2e4d86bd1", "", attr("gen_ai.tool.call.arguments", `{\"channel\":\"C1\",\"channel\":\"C2\"}`)))}, 3, "arguments.channel"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ins, evs := readFiles(t, c.files, Options{})
+			var probs []Problem
+			for _, in := range ins {
+				probs = append(probs, in.Problems...)
+			}
+			if len(probs) != 1 || probs[0].Line != c.line || !strings.Contains(probs[0].Message, c.has) {
+				t.Errorf("problems %+v, want one at line %d saying %s", probs, c.line, c.has)
+			}
+			n := 0
+			for _, e := range evs {
+				if e.Type == "request_sent" {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d calls read, want only the unambiguous one: %v", n, brief(evs))
+			}
+		})
+	}
+	// The same attribute twice with one value, and one span exported
+	// twice as it was: one reading, no problem.
+	ins, _ := readFiles(t, map[string]string{"a.json": doc(span("e457b5a2e4d86bd1", "", args, args)), "b.json": doc(span("e457b5a2e4d86bd1", "", args, args))}, Options{})
+	for _, in := range ins {
+		if len(in.Problems) != 0 {
+			t.Errorf("%s: problems %+v", in.Path, in.Problems)
+		}
+	}
+}
