@@ -221,3 +221,26 @@ func TestOTel_RepeatedAttributesKeysAndSpanIDsAreProblemsOfTheSpan(t *testing.T)
 		}
 	}
 }
+
+func TestTemporal_RepeatedKeyIsAProblemOfItsEvent(t *testing.T) {
+	base := history(spelling{}, wf("", scheduled("a1", delivery), started(5, 1))...)
+	cases := []struct {
+		name, from, to, task string
+	}{
+		{"in an activity's attributes", `"activityId": "a1"`, `"activityId": "a1", "activityId": "a2"`, "run-1"},
+		{"the event type", `"eventType": "ActivityTaskStarted"`, `"eventType": "ActivityTaskStarted", "eventType": "WorkflowTaskFailed"`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			text := strings.Replace(base, c.from, c.to, 1)
+			if text == base {
+				t.Fatalf("%q not in the history", c.from)
+			}
+			ins, _ := readTemporalText(t, map[string]string{"h.json": text})
+			ps := ins[0].Problems
+			if len(ps) != 1 || ps[0].Task != c.task || !strings.Contains(ps[0].Message, "repeated key") {
+				t.Errorf("problems %+v, want one of task %q", ps, c.task)
+			}
+		})
+	}
+}
