@@ -37,6 +37,11 @@ func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 	unknown := map[string]int{}
 	claimed := false // by the profile's source too
 	jsonLines(src, in, rn.opt.MaxLineBytes, "sessionId", func(l rawLine, r gjson.Result) {
+		if p, repeated := repeatedKeyProblem(in.Path, l.num, l.bytes, r.Get("sessionId").String(),
+			"sessionId", "agentId", "isSidechain", "type", "data.type", "data.agentId"); repeated {
+			in.addProblem(p) // SPEC §3: two readings, neither is taken
+			return
+		}
 		if s := profileSource(rn.opt.Profile); s != nil && s.Records == "" && !claimed && rn.opt.InputFormat == "" && r.Get(s.Detect).Exists() {
 			claimed = true
 			in.Notices = append(in.Notices, fmt.Sprintf("the profile's source (detect %q) also claims this file; read as a Claude Code session (--input-format profile reads it as the profile's format)", clip(s.Detect, 80)))

@@ -1,5 +1,15 @@
 package transcripts
 
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
+)
+
 // An iterative JSON scanner. gjson validates recursively, one Go stack
 // frame per nesting level: a hostile line of twenty million "[" overflows
 // the goroutine stack, a fatal error no recover() catches. Every JSON text
@@ -288,4 +298,256 @@ func repairJSON(b []byte, s jsonScan) (fixed []byte, cut int, ok bool) {
 		return nil, 0, false // cannot happen; never hand gjson broken text
 	}
 	return fixed, s.safe, true
+}
+
+// Repeated keys. `{"type":"picker_opened","type":"send_fired"}` is valid
+// JSON with two readings: gjson (and so effectlint) takes the first value,
+// encoding/json, Python and most other libraries the last. A writer that
+// meant the second, or a tool downstream that reads the last, would see
+// another event than the one judged: SPEC §3 makes such a line a problem
+// of that line, whatever the depth of the repeat (a nested destination
+// with two ids is just as ambiguous). repeatedKeys finds them; every
+// reader calls it on each line or document it reads (repeatedKeyProblem
+// for a line, docRepeats for a document's records).
+
+// keyRepeat is one key that appears a second (or later) time in the same
+// object.
+type keyRepeat struct {
+	at   int    // offset of the repeated key's opening quote
+	path string // where it is, from the text's root: destination.id, events[3].eventType
+}
+
+// maxKeyRepeats bounds the repeats listed for one text: a hostile document
+// of a million repeats is one problem per record up to the input's
+// listing limit anyway.
+const maxKeyRepeats = 1000
+
+// keySpan is a key of an open object: an offset range of the text, or,
+// for a key with escapes, its unescaped text.
+type keySpan struct {
+	start, end int
+	unescaped  string
+	escaped    bool
+}
+
+type keyFrame struct {
+	object  bool
+	base    int // first of this object's keys in the shared list
+	set     map[string]struct{}
+	key     keySpan // the object's current key
+	index   int     // the array's current element
+	wantKey bool
+}
+
+// keysInMap is the number of keys from which an object's keys are looked
+// up in a map instead of compared one by one.
+const keysInMap = 16
+
+// repeatedKeys lists the repeated keys of s, which must be valid JSON
+// (scanJSON); more is set when there were more than limit. It does not
+// recurse and allocates only for objects with many keys or escaped keys.
+// Keys are compared after unescaping: "type" and "t\u0079pe" are one key.
+func repeatedKeys(s string, limit int) (out []keyRepeat, more bool) {
+	var frames []keyFrame
+	var keys []keySpan
+	text := func(k keySpan) string {
+		if k.escaped {
+			return k.unescaped
+		}
+		return s[k.start:k.end]
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case isSpace(c) || c == ':':
+			i++
+		case c == '{' || c == '[':
+			frames = append(frames, keyFrame{object: c == '{', base: len(keys), wantKey: c == '{'})
+			i++
+		case c == '}' || c == ']':
+			f := &frames[len(frames)-1]
+			keys = keys[:f.base]
+			frames = frames[:len(frames)-1]
+			i++
+		case c == ',':
+			f := &frames[len(frames)-1]
+			if f.object {
+				f.wantKey = true
+			} else {
+				f.index++
+			}
+			i++
+		case c == '"':
+			end, _ := scanString(s, i+1)
+			if n := len(frames); n > 0 && frames[n-1].object && frames[n-1].wantKey {
+				f := &frames[n-1]
+				f.wantKey = false
+				k := keySpan{start: i + 1, end: end - 1}
+				if strings.IndexByte(s[k.start:k.end], '\\') >= 0 {
+					k.escaped, k.unescaped = true, gjson.Parse(s[i:end]).Str
+				}
+				kt := text(k)
+				repeated := false
+				if f.set != nil {
+					_, repeated = f.set[kt]
+				} else {
+					for _, o := range keys[f.base:] {
+						if o.end-o.start == k.end-k.start || o.escaped || k.escaped {
+							if text(o) == kt {
+								repeated = true
+								break
+							}
+						}
+					}
+				}
+				f.key = k
+				if repeated {
+					if len(out) == limit {
+						return out, true
+					}
+					out = append(out, keyRepeat{at: i, path: keyPath(frames, text)})
+				} else if f.set != nil {
+					f.set[kt] = struct{}{}
+				} else {
+					keys = append(keys, k)
+					if len(keys)-f.base > keysInMap {
+						f.set = make(map[string]struct{}, 2*keysInMap)
+						for _, o := range keys[f.base:] {
+							f.set[text(o)] = struct{}{}
+						}
+						keys = keys[:f.base]
+					}
+				}
+			}
+			i = end
+		default: // a number or a literal
+			for i < len(s) && !isSpace(s[i]) && s[i] != ',' && s[i] != '}' && s[i] != ']' {
+				i++
+			}
+		}
+	}
+	return out, false
+}
+
+// keyPath names the current key of the innermost object: each enclosing
+// object's key and array's index, from the root.
+func keyPath(frames []keyFrame, text func(keySpan) string) string {
+	var b strings.Builder
+	for _, f := range frames {
+		if !f.object {
+			fmt.Fprintf(&b, "[%d]", f.index)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(clip(text(f.key), 40))
+	}
+	return clip(b.String(), 200)
+}
+
+// pathUnder reports whether a repeat at path makes the value at one of
+// paths ambiguous: the repeated key is that value's key or one of its
+// enclosing objects' (a repeated "data" makes data.agentId ambiguous).
+func pathUnder(path string, paths []string) bool {
+	for _, p := range paths {
+		if path == p || strings.HasPrefix(p, path+".") || strings.HasPrefix(p, path+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+// repeatedKeyProblem is the problem of a line (or of one record) with a
+// repeated key, if it has one: ok is false when every key is unique. The
+// line must be valid JSON. task is the line's task as the reader reads it;
+// the problem names it unless the repeat is at one of taskPaths, the paths
+// the task is read from (then the line may have been another task's, and
+// the problem names none). Readers drop such a line, as they drop a line
+// that is not JSON: both readings may be evidence, neither is taken.
+func repeatedKeyProblem(file string, line int, raw []byte, task string, taskPaths ...string) (Problem, bool) {
+	reps, _ := repeatedKeys(unsafe.String(unsafe.SliceData(raw), len(raw)), 1)
+	if len(reps) == 0 {
+		return Problem{}, false
+	}
+	if pathUnder(reps[0].path, taskPaths) {
+		task = ""
+	}
+	return Problem{File: file, Line: line, Task: task, Message: repeatMessage(reps[0].path, "line")}, true
+}
+
+func repeatMessage(path, what string) string {
+	return fmt.Sprintf("repeated key %s: this %s has two readings (the first value or the last), so it is not read", strconv.Quote(path), what)
+}
+
+// docRepeats are the repeated keys of one JSON document (a Temporal
+// history, an OpenAI export, an OTLP request), each to be claimed by the
+// record (event, item, span) that holds it: a repeat inside a record is a
+// problem of that record, which is not read, and the rest of the document
+// still is. A repeat no record claims (two "events" arrays, two
+// conversation ids) is a problem of the whole document, of no task.
+type docRepeats struct {
+	list    []keyRepeat // by offset in the document
+	claimed []bool
+	more    bool
+}
+
+func findRepeats(d *document) *docRepeats {
+	list, more := repeatedKeys(d.root.Raw, maxKeyRepeats)
+	for i := range list {
+		list[i].at += d.root.Index
+	}
+	return &docRepeats{list: list, claimed: make([]bool, len(list)), more: more}
+}
+
+// in returns the first repeat inside record r and claims all of them.
+func (dr *docRepeats) in(r gjson.Result) (keyRepeat, bool) {
+	if len(dr.list) == 0 || r.Raw == "" {
+		return keyRepeat{}, false
+	}
+	lo := sort.Search(len(dr.list), func(k int) bool { return dr.list[k].at >= r.Index })
+	hi := lo
+	for hi < len(dr.list) && dr.list[hi].at < r.Index+len(r.Raw) {
+		dr.claimed[hi] = true
+		hi++
+	}
+	if hi == lo {
+		return keyRepeat{}, false
+	}
+	return dr.list[lo], true
+}
+
+// rest adds a problem of no task for the repeats no record claimed, and
+// for those beyond the listing limit.
+func (dr *docRepeats) rest(d *document) {
+	for k, rep := range dr.list {
+		if !dr.claimed[k] {
+			d.in.addProblem(Problem{File: d.in.Path, Line: d.repeatLine(rep),
+				Message: repeatMessage(rep.path, "document") + "; what it holds may be any task's"})
+		}
+	}
+	if dr.more {
+		d.in.addProblem(Problem{File: d.in.Path, Line: max(d.first, 1),
+			Message: fmt.Sprintf("more than %d repeated keys in this document: not all listed, and what they hold may be any task's", maxKeyRepeats)})
+	}
+}
+
+// repeatLine is the line of a repeat.
+func (d *document) repeatLine(rep keyRepeat) int {
+	return d.lines.line(rep.at) + max(d.first, 1) - 1
+}
+
+// argumentsRepeat finds a repeated key in a tool call's arguments, JSON
+// text that formats carry inside a string (OpenAI function arguments,
+// OpenTelemetry gen_ai.tool.call.arguments), where a document's scan does
+// not see: the conventions would read the first value of the repeated key.
+func argumentsRepeat(args string) (string, bool) {
+	if !validJSONString(args) {
+		return "", false
+	}
+	reps, _ := repeatedKeys(args, 1)
+	if len(reps) == 0 {
+		return "", false
+	}
+	return "arguments." + reps[0].path, true
 }

@@ -109,6 +109,47 @@ var knownTypes = map[string]func(r gjson.Result) string{
 	},
 }
 
+// variantTypes maps each known type without separators, in lower case
+// (sendfired), to its name.
+var variantTypes = func() map[string]string {
+	m := map[string]string{}
+	for t := range knownTypes {
+		m[strings.ReplaceAll(t, "_", "")] = t
+	}
+	return m
+}()
+
+// maxVariantBytes bounds the types typeVariant looks at: the longest known
+// type with room for separators and spaces around them.
+const maxVariantBytes = 64
+
+// typeVariant returns the known type that typ differs from only in letter
+// case or separators (Send_Fired, send-fired, sendFired, " send_fired"),
+// "" when there is none or typ is that type itself. SPEC §3 makes such a
+// line a problem: read as an unknown type it would quietly drop a
+// crossing the writer may have meant.
+func typeVariant(typ string) string {
+	if len(typ) > maxVariantBytes || knownTypes[typ] != nil {
+		return ""
+	}
+	var buf [maxVariantBytes]byte
+	n := 0
+	for i := 0; i < len(typ); i++ {
+		switch c := typ[i]; {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			buf[n] = c
+			n++
+		case c >= 'A' && c <= 'Z':
+			buf[n] = c + 'a' - 'A'
+			n++
+		case c == '_' || c == '-' || c == '.' || c == ' ' || c == '\t' || c == '/' || c == ':':
+		default:
+			return "" // any other character makes another word
+		}
+	}
+	return variantTypes[string(buf[:n])]
+}
+
 func evidence(r gjson.Result) string { return optionalStrings(r, "intent") }
 func detail(r gjson.Result) string   { return optionalStrings(r, "intent", "detail") }
 
@@ -271,6 +312,12 @@ func readNative(src io.Reader, in *Input, maxLine int, keep func(string) bool, e
 			in.addProblem(Problem{File: in.Path, Line: l.num, Task: task, Message: msg})
 			continue
 		}
+		// The fast path takes no line with a repeated key: only this one
+		// has to look for them.
+		if p, repeated := repeatedKeyProblem(in.Path, l.num, l.bytes, salvageTask(l.bytes, "task"), "task"); repeated {
+			in.addProblem(p)
+			continue
+		}
 		accept(parseNativeLine(in.Path, l.num, gjson.ParseBytes(l.bytes), keep))
 	}
 	for _, t := range unknownOrder {
@@ -295,6 +342,9 @@ func parseNativeLine(file string, num int, r gjson.Result, keep func(string) boo
 	typ := r.Get("type")
 	if !isString(typ) {
 		return fail(task.Str, "missing type (a non-empty string)")
+	}
+	if known := typeVariant(typ.Str); known != "" {
+		return fail(task.Str, fmt.Sprintf("type %q differs from %s only in letter case or separators: a misspelt %s or another type, it cannot be told", clip(typ.Str, 60), known, known))
 	}
 	tsRaw := r.Get("ts")
 	if tsRaw.Type != gjson.String {

@@ -216,7 +216,7 @@ func (nf *nativeFast) bare(file string, num int, spans []span) *Event {
 		return nil
 	}
 	typeName := typ.val[1 : len(typ.val)-1]
-	if knownTypes[string(typeName)] != nil {
+	if knownTypes[string(typeName)] != nil || typeVariant(string(typeName)) != "" {
 		return nil
 	}
 	at, err := time.Parse(time.RFC3339Nano, string(ts.val[1:len(ts.val)-1]))
@@ -459,14 +459,42 @@ func scanScalar(b []byte, i int) (end int, ok bool) {
 // the slow path.
 const maxFastDepth = 32
 
+// maxFastKeys bounds the keys of the open objects inside one value that
+// the fast path compares to find a repeated key; a value with more (or
+// with an escaped key) goes to the slow path, which looks up keys in a map.
+const maxFastKeys = 64
+
 // scanValue reads any JSON value starting at b[i] (not whitespace) without
-// recursion: containers keep a stack of their closing brackets.
+// recursion: containers keep a stack of their closing brackets. ok is also
+// false for a value with a repeated key in one of its objects (the slow
+// path reports it).
 func scanValue(b []byte, i int) (int, bool) {
 	if b[i] != '{' && b[i] != '[' {
 		return scanScalar(b, i)
 	}
 	var stack [maxFastDepth]byte
+	// The keys of the open objects, and where each object's keys begin.
+	var keys [maxFastKeys][2]int32
+	var base [maxFastDepth]int8
+	nkeys := 0
 	depth := 0
+	// key reads a key of the innermost object and checks it is new.
+	key := func(i int) (int, bool) {
+		start := i + 1
+		i, kend, ok := scanKey(b, i)
+		if !ok || nkeys == maxFastKeys || len(b) > 1<<31-1 {
+			return i, false
+		}
+		n := kend - start
+		for _, k := range keys[base[depth-1]:nkeys] {
+			if int(k[1]-k[0]) == n && bytes.Equal(b[k[0]:k[1]], b[start:kend]) {
+				return i, false
+			}
+		}
+		keys[nkeys] = [2]int32{int32(start), int32(kend)}
+		nkeys++
+		return i, true
+	}
 	for {
 		// At the start of a value.
 		switch b[i] {
@@ -479,6 +507,7 @@ func scanValue(b []byte, i int) (int, bool) {
 				closer = ']'
 			}
 			stack[depth] = closer
+			base[depth] = int8(nkeys)
 			depth++
 			i = skipWS(b, i+1)
 			if i >= len(b) {
@@ -491,7 +520,7 @@ func scanValue(b []byte, i int) (int, bool) {
 			}
 			if closer == '}' {
 				var ok bool
-				if i, ok = scanKey(b, i); !ok {
+				if i, ok = key(i); !ok {
 					return i, false
 				}
 			}
@@ -519,6 +548,7 @@ func scanValue(b []byte, i int) (int, bool) {
 			if b[i] == closer {
 				i++
 				depth--
+				nkeys = int(base[depth])
 				continue
 			}
 			if b[i] != ',' {
@@ -530,7 +560,7 @@ func scanValue(b []byte, i int) (int, bool) {
 			}
 			if closer == '}' {
 				var ok bool
-				if i, ok = scanKey(b, i); !ok {
+				if i, ok = key(i); !ok {
 					return i, false
 				}
 				if i >= len(b) {
@@ -542,25 +572,28 @@ func scanValue(b []byte, i int) (int, bool) {
 	}
 }
 
-// scanKey reads `"key" :` at b[i] and returns the index after the colon.
-func scanKey(b []byte, i int) (int, bool) {
+// scanKey reads `"key" :` at b[i] and returns the index after the colon and
+// the end of the key's text; ok is false for an escaped key too (it cannot
+// be compared byte by byte).
+func scanKey(b []byte, i int) (next, keyEnd int, ok bool) {
 	if b[i] != '"' {
-		return i, false
+		return i, 0, false
 	}
-	end, _, _, ok := fastScanString(b, i+1)
-	if !ok {
-		return end, false
+	end, esc, _, ok := fastScanString(b, i+1)
+	if !ok || esc > 0 {
+		return end, 0, false
 	}
-	end = skipWS(b, end)
-	if end >= len(b) || b[end] != ':' {
-		return end, false
+	next = skipWS(b, end)
+	if next >= len(b) || b[next] != ':' {
+		return next, 0, false
 	}
-	return skipWS(b, end+1), true
+	return skipWS(b, next+1), end - 1, true
 }
 
 // scanFields validates a line holding one JSON object and lists its
 // top-level fields. ok is false when the line is not valid, not an object,
-// or not for the fast path (an escaped or repeated key, deep nesting).
+// or not for the fast path (an escaped or repeated key at any depth, deep
+// nesting, many keys).
 func scanFields(b []byte, out []span) ([]span, bool) {
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
@@ -579,6 +612,9 @@ func scanFields(b []byte, out []span) ([]span, bool) {
 			return out, false
 		}
 		key := b[i+1 : kend-1]
+		if len(out) == maxFastKeys {
+			return out, false // the slow path finds a repeat among many in a map
+		}
 		for _, s := range out {
 			if bytes.Equal(s.key, key) {
 				return out, false

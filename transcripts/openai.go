@@ -44,20 +44,35 @@ import (
 // conventions see no delivery in it (a click has coordinates, no element
 // text), a profile may.
 //
-// A call is counted once per run by its call id (documents that log each
-// request repeat the whole history): ids of 12 characters or more, as
-// OpenAI writes them, are taken as unique; shorter ones only within their
-// task.
+// A call is counted once per run by its call id and its turn (documents
+// that log each request repeat the whole history): ids of 12 characters or
+// more, as OpenAI writes them, are taken as unique across tasks; shorter
+// ones only within their task. Providers behind OpenAI-compatible APIs
+// reuse ids ("0", "call_0") turn after turn, so an id alone does not name
+// a call. A turn is what one response made: an assistant message, a run
+// of call items with nothing between them, or a Response's whole output
+// list. A call is named by its id and by how many turns of the document
+// had a call with that id before (a repeated history repeats them in the
+// same order), and it is the same call again only when its name and
+// arguments are those recorded first under that name. A result answers
+// the latest call of its id in the document. Limit: a history that drops
+// its early turns (a truncated context window) and repeats a call with the
+// same name, arguments and reused id at the same count is taken for the
+// recorded one.
 
 func (rn *run) readOpenAI(d *document) {
 	conv := rn.conventions(d.in)
 	task, named := openAITask(d)
 	var lists []gjson.Result
+	output := -1 // the index of the output list: one response, one turn
 	if d.root.IsArray() {
 		lists = append(lists, d.root)
 	} else {
 		for _, k := range []string{"messages", "input", "output"} {
 			if v := d.root.Get(k); v.IsArray() {
+				if k == "output" {
+					output = len(lists)
+				}
 				lists = append(lists, v)
 			}
 		}
@@ -72,12 +87,18 @@ func (rn *run) readOpenAI(d *document) {
 		clock = time.Unix(0, 0).UTC()
 	}
 	type item struct {
-		r  gjson.Result
-		ts time.Time
+		r    gjson.Result
+		ts   time.Time
+		turn int
 	}
 	var items []item
 	start := clock
-	for _, l := range lists {
+	turn := 0
+	for li, l := range lists {
+		afterCall := false
+		if li == output {
+			turn++
+		}
 		l.ForEach(func(_, r gjson.Result) bool {
 			if d.partial(r) {
 				return false // cut by a break in the document
@@ -90,7 +111,14 @@ func (rn *run) readOpenAI(d *document) {
 			if clock.Before(start) {
 				start = clock
 			}
-			items = append(items, item{r, clock})
+			// A turn is what one response made: an assistant message, a
+			// run of call items (parallel calls), or a whole output list.
+			call := strings.HasSuffix(r.Get("type").String(), "_call")
+			if li != output && (r.Get("role").String() == "assistant" || (call && !afterCall)) {
+				turn++
+			}
+			afterCall = call
+			items = append(items, item{r, clock, turn})
 			return true
 		})
 	}
@@ -105,10 +133,19 @@ func (rn *run) readOpenAI(d *document) {
 		}
 		conv.lifecycle(task, start, line, "task_started", map[string]any{"relation": "root"})
 	}
-	o := &openAIDoc{rn: rn, d: d, conv: conv, task: task, legacy: map[string][]string{}, unread: map[string]int{}}
+	o := &openAIDoc{rn: rn, d: d, conv: conv, task: task, legacy: map[string][]string{}, unread: map[string]int{},
+		turns: map[string]int{}, lastTurn: map[string]int{}, latest: map[string]string{}}
+	repeats := findRepeats(d)
 	for i, it := range items {
+		if rep, ok := repeats.in(it.r); ok {
+			// Two readings of the item: neither is taken.
+			o.problem(it.r, repeatMessage(rep.path, "item"))
+			continue
+		}
+		o.turn = it.turn
 		o.item(i, it.r, it.ts)
 	}
+	repeats.rest(d)
 	var kinds []string
 	for k, n := range o.unread {
 		kinds = append(kinds, fmt.Sprintf("%s (%d)", clip(k, 60), n))
@@ -120,12 +157,16 @@ func (rn *run) readOpenAI(d *document) {
 }
 
 type openAIDoc struct {
-	rn     *run
-	d      *document
-	conv   *conventions
-	task   string
-	legacy map[string][]string // function name → ids of legacy function_call messages awaiting a result
-	unread map[string]int
+	rn       *run
+	d        *document
+	conv     *conventions
+	task     string
+	legacy   map[string][]string // function name → ids of legacy function_call messages awaiting a result
+	unread   map[string]int
+	turn     int               // the turn of the item being read
+	turns    map[string]int    // call id → turns with a call of that id so far in the document
+	lastTurn map[string]int    // call id → the latest of those turns
+	latest   map[string]string // call id → key of its latest call in the document
 }
 
 // openAITask names the document's task and the value that names it (which
@@ -162,6 +203,16 @@ func (o *openAIDoc) callKey(id string) string {
 	return o.task + "/" + id
 }
 
+// resultKey is the call a result answers: the latest call of its id in
+// the document, else the first call of that id (recorded in another
+// document of the run).
+func (o *openAIDoc) resultKey(id string) string {
+	if k, ok := o.latest[id]; ok {
+		return k
+	}
+	return o.callKey(id)
+}
+
 func (o *openAIDoc) problem(r gjson.Result, msg string) {
 	o.d.in.addProblem(Problem{File: o.d.in.Path, Line: o.d.lineOf(r), Task: o.task, Message: msg})
 }
@@ -173,12 +224,36 @@ func (o *openAIDoc) call(r gjson.Result, ts time.Time, n int, id, name, args str
 		o.problem(r, "tool call without a name: what it did cannot be told")
 		return ""
 	}
+	if p, repeated := argumentsRepeat(args); repeated {
+		// Arguments are JSON text inside a string: the document's scan
+		// does not see into them, and the conventions read the first
+		// value of a repeated key.
+		o.problem(r, repeatMessage(p, "call's arguments"))
+		return ""
+	}
 	key := fmt.Sprintf("%s#%d", o.d.in.Path, n)
 	if id != "" {
-		key = o.callKey(id)
-		if !o.rn.once("openai-call:" + key) {
-			return key // the same call again (a repeated history)
+		if last, ok := o.lastTurn[id]; !ok || last != o.turn {
+			o.turns[id]++
+			o.lastTurn[id] = o.turn
 		}
+		key = o.callKey(id)
+		if turn := o.turns[id]; turn > 1 {
+			key = fmt.Sprintf("%s#%d", key, turn)
+		}
+		content := "openai-call-content:" + key + "|" + sha256Hex(name+"\x00"+args)
+		switch {
+		case o.rn.once("openai-call:" + key):
+			o.rn.seen[content] = true
+		case o.rn.seen[content]:
+			o.latest[id] = key
+			return key // the same call again (a repeated history)
+		default:
+			// The id and turn of a recorded call, another name or other
+			// arguments: another call, not a copy.
+			key = fmt.Sprintf("%s@%s#%d.%d", key, o.d.in.Path, n, o.turns[id])
+		}
+		o.latest[id] = key
 	}
 	o.conv.Call(ToolCall{Task: o.task, TS: ts, ID: key, Name: name, Args: args, Line: o.d.lineOf(r)})
 	return key
@@ -229,7 +304,7 @@ func (o *openAIDoc) item(n int, r gjson.Result, ts time.Time) {
 			o.result(r, ts, key, false)
 		}
 	case "function_call_output", "custom_tool_call_output", "computer_call_output", "local_shell_call_output", "shell_call_output":
-		o.result(r, ts, o.callKey(callID), incomplete || outputSaysError(r.Get("output")))
+		o.result(r, ts, o.resultKey(callID), incomplete || outputSaysError(r.Get("output")))
 	case "", "message":
 		o.message(n, r, ts)
 	default:
@@ -264,7 +339,7 @@ func (o *openAIDoc) message(n int, r gjson.Result, ts time.Time) {
 			}
 		}
 	case "tool":
-		o.result(r, ts, o.callKey(r.Get("tool_call_id").String()), outputSaysError(r.Get("content")))
+		o.result(r, ts, o.resultKey(r.Get("tool_call_id").String()), outputSaysError(r.Get("content")))
 	case "function":
 		name := r.Get("name").String()
 		if q := o.legacy[name]; len(q) > 0 {

@@ -214,3 +214,83 @@ func TestOutputSaysError(t *testing.T) {
 		}
 	}
 }
+
+// Providers behind OpenAI-compatible APIs reuse tool-call ids turn after
+// turn ("0", "call_0"): a second call with a reused id in a later turn is
+// a second call, while the same history logged again (each request
+// repeats the conversation) is still the same calls.
+func TestOpenAI_ReusedCallIDInALaterTurnIsAnotherCall(t *testing.T) {
+	call := func(id string) string {
+		return `{"role": "assistant", "content": null, "tool_calls": [{"id": "` + id + `", "type": "function", "function": {"name": "slack_post_message", "arguments": ` + slackArgs + `}}]}`
+	}
+	result := func(id, text string) string {
+		return `{"role": "tool", "tool_call_id": "` + id + `", "content": "` + text + `"}`
+	}
+	user := `{"role": "user", "content": "post it"}`
+	for _, id := range []string{"0", "call_0", "call_0000000000000000"} {
+		t.Run(id, func(t *testing.T) {
+			turn1 := user + `, ` + call(id) + `, ` + result(id, "Error: timed out")
+			turn2 := turn1 + `, ` + user + `, ` + call(id) + `, ` + result(id, "ok")
+			_, evs := readFiles(t, map[string]string{
+				"1.json": `{"conversation": "conv_a", "messages": [` + turn1 + `]}`,
+				"2.json": `{"conversation": "conv_a", "messages": [` + turn2 + `]}`,
+			}, Options{})
+			assertLines(t, "events", brief(evs), []string{
+				"conv_a task_started relation=root @1",
+				"conv_a intent dest=slack_post_message/C024BE91L @1",
+				"conv_a request_sent tool=slack_post_message @1",
+				"conv_a response ok=false @1",
+				"conv_a intent dest=slack_post_message/C024BE91L @1",
+				"conv_a request_sent tool=slack_post_message @1",
+				"conv_a response ok=true @1",
+			})
+			intents := map[string]bool{}
+			for _, e := range evs {
+				if e.Type == "intent" {
+					intents[e.Str("intent")] = true
+				}
+			}
+			if len(intents) != 2 {
+				t.Errorf("intents %v: two calls, two intents", intents)
+			}
+		})
+	}
+}
+
+// The same id and turn with other arguments is not a copy of the call.
+func TestOpenAI_SameIDAndTurnWithOtherArgumentsIsAnotherCall(t *testing.T) {
+	call := func(text string) string {
+		return `{"role": "assistant", "tool_calls": [{"id": "call_0", "type": "function", "function": {"name": "slack_post_message", "arguments": "{\"channel\":\"C024BE91L\",\"text\":\"` + text + `\"}"}}]}`
+	}
+	_, evs := readFiles(t, map[string]string{
+		"1.json": `{"conversation": "conv_a", "messages": [` + call("weekly report") + `]}`,
+		"2.json": `{"conversation": "conv_a", "messages": [` + call("another report") + `]}`,
+	}, Options{})
+	n := 0
+	for _, e := range evs {
+		if e.Type == "request_sent" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d calls, want 2: %v", n, brief(evs))
+	}
+}
+
+// Within one turn (here one Response's output) an id recorded twice is one
+// call recorded twice.
+func TestOpenAI_SameIDInOneTurnIsOneCall(t *testing.T) {
+	call := `{"type": "function_call", "call_id": "call_0", "name": "slack_post_message", "arguments": ` + slackArgs + `}`
+	_, evs := readFiles(t, map[string]string{
+		"1.json": `{"id": "resp_1", "output": [` + call + `, ` + call + `]}`,
+	}, Options{})
+	n := 0
+	for _, e := range evs {
+		if e.Type == "request_sent" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d calls, want 1: %v", n, brief(evs))
+	}
+}

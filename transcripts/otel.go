@@ -1,6 +1,7 @@
 package transcripts
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -57,6 +58,7 @@ type otelSpan struct {
 	start, end        time.Time
 	hasStart, hasEnd  bool
 	attrs             map[string]otelValue
+	conflict          string // an attribute key given twice with different values
 	status            string // UNSET, OK, ERROR, or an unknown code as written
 	statusKnown       bool
 	exception         bool // an "exception" span event
@@ -145,26 +147,46 @@ func (rn *run) readOTel(d *document) {
 func (rn *run) readOTelDocument(d *document, notes *otelNotes) {
 	o := &otelDoc{d: d, byID: map[string]*otelSpan{}, task: map[*otelSpan]string{},
 		visiting: map[*otelSpan]bool{}, tasks: map[string]*otelTask{}}
+	repeats := findRepeats(d)
+	digests := map[*otelSpan]string{}
 	for _, raw := range otelRawSpans(d.root) {
 		if d.partial(raw) {
 			continue // cut by a break in the document
 		}
 		d.in.Records++
+		if rep, ok := repeats.in(raw); ok {
+			// Two readings of the span (its name, its tool, its status):
+			// neither is taken. Its task is decided by the span tree, so
+			// the problem names none.
+			d.in.addProblem(Problem{File: d.in.Path, Line: d.lineOf(raw), Message: repeatMessage(rep.path, "span")})
+			continue
+		}
 		s, msg := o.parse(raw)
+		conflict := s != nil && s.conflict != "" && (s.genAI() || strings.HasPrefix(s.conflict, "gen_ai."))
+		if msg == "" && conflict {
+			msg = fmt.Sprintf("attribute %q appears twice in the span with different values: it has two readings, so the span is not read", clip(s.conflict, 60))
+		}
 		if msg != "" {
-			if s != nil && !s.genAI() {
+			if s != nil && !s.genAI() && !conflict {
 				notes.other++ // not evidence either way
 				continue
 			}
 			d.in.addProblem(Problem{File: d.in.Path, Line: d.lineOf(raw), Message: msg})
 			continue
 		}
-		if _, dup := o.byID[s.trace+"/"+s.id]; dup {
+		digests[s] = spanDigest(raw)
+		if first, dup := o.byID[s.trace+"/"+s.id]; dup {
+			if digests[first] != digests[s] {
+				// One span id, two spans: which one ran cannot be told.
+				d.in.addProblem(Problem{File: d.in.Path, Line: s.line,
+					Message: fmt.Sprintf("span %s of trace %s appears twice with different content: it has two readings", s.id, s.trace)})
+			}
 			continue // the same span twice in one document: once
 		}
 		o.byID[s.trace+"/"+s.id] = s
 		o.spans = append(o.spans, s)
 	}
+	repeats.rest(d)
 	for _, s := range o.spans {
 		if s.genAI() {
 			o.tasks[o.taskOf(s)].genAI = true
@@ -201,9 +223,18 @@ func (rn *run) readOTelDocument(d *document, notes *otelNotes) {
 		}
 		ends := false
 		for _, s := range t.spans {
+			digest := "otel-span-digest:" + s.trace + "/" + s.id + "|" + digests[s]
 			if !rn.once("otel-span:" + s.trace + "/" + s.id) {
+				if !rn.seen[digest] {
+					// Exported again with other content (another tool,
+					// status or end): not a copy, and which one is
+					// true cannot be told.
+					d.in.addProblem(Problem{File: d.in.Path, Line: s.line, Task: id,
+						Message: fmt.Sprintf("span %s of trace %s was read before with different content: it has two readings", s.id, s.trace)})
+				}
 				continue // exported twice: counted where first read
 			}
+			rn.seen[digest] = true
 			if s.isTool() {
 				rn.otelCall(conv, d, id, s, notes)
 			}
@@ -227,6 +258,10 @@ func (rn *run) otelCall(conv *conventions, d *document, task string, s *otelSpan
 	if name == "" {
 		d.in.addProblem(Problem{File: d.in.Path, Line: s.line, Task: task,
 			Message: "execute_tool span without gen_ai.tool.name: what it did cannot be told"})
+		return
+	}
+	if p, repeated := argumentsRepeat(otelArgs(s)); repeated {
+		d.in.addProblem(Problem{File: d.in.Path, Line: s.line, Task: task, Message: repeatMessage(p, "call's arguments")})
 		return
 	}
 	if !s.hasStart && !s.hasEnd {
@@ -400,7 +435,8 @@ func (o *otelDoc) parse(r gjson.Result) (*otelSpan, string) {
 	if !r.IsObject() {
 		return nil, "span is not a JSON object"
 	}
-	s := &otelSpan{r: r, line: o.d.lineOf(r), name: firstOf(r, "name").String(), attrs: otelAttrs(firstOf(r, "attributes"))}
+	s := &otelSpan{r: r, line: o.d.lineOf(r), name: firstOf(r, "name").String()}
+	s.attrs, s.conflict = otelAttrs(firstOf(r, "attributes"))
 	s.op = s.attr("gen_ai.operation.name")
 	var ok bool
 	if s.trace, ok = otelID(firstOf(r, "traceId", "trace_id", "context.trace_id"), 16); !ok || s.trace == "" {
@@ -433,9 +469,12 @@ func (o *otelDoc) parse(r gjson.Result) (*otelSpan, string) {
 }
 
 // otelAttrs reads OTLP attributes ([{key, value: AnyValue}]) or a flat
-// attribute object.
-func otelAttrs(r gjson.Result) map[string]otelValue {
-	out := map[string]otelValue{}
+// attribute object. conflict names a key the list gives twice with
+// different values (OTLP requires unique keys; readers of the list keep
+// the first or the last): the first is kept, and the caller decides. The
+// same key with the same value twice says one thing.
+func otelAttrs(r gjson.Result) (out map[string]otelValue, conflict string) {
+	out = map[string]otelValue{}
 	switch {
 	case r.IsArray():
 		r.ForEach(func(_, kv gjson.Result) bool {
@@ -448,11 +487,17 @@ func otelAttrs(r gjson.Result) map[string]otelValue {
 			if err != nil {
 				b = []byte("null")
 			}
+			val := otelValue{text: string(b), json: string(b)}
 			if s, ok := v.(string); ok {
-				out[k] = otelValue{text: s, json: string(b)}
-			} else {
-				out[k] = otelValue{text: string(b), json: string(b)}
+				val.text = s
 			}
+			if prev, dup := out[k]; dup {
+				if prev != val && conflict == "" {
+					conflict = k
+				}
+				return true
+			}
+			out[k] = val
 			return true
 		})
 	case r.IsObject():
@@ -465,7 +510,17 @@ func otelAttrs(r gjson.Result) map[string]otelValue {
 			return true
 		})
 	}
-	return out
+	return out, conflict
+}
+
+// spanDigest tells two exports of one span apart: the hash of its JSON
+// without white space.
+func spanDigest(r gjson.Result) string {
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(r.Raw)) != nil {
+		return sha256Hex(r.Raw)
+	}
+	return sha256Hex(b.String())
 }
 
 // otlpAny converts an OTLP AnyValue to a JSON-ready value; values nested

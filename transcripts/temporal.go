@@ -48,6 +48,28 @@ import (
 // Events are counted once per run (task and event id), so a reset run's
 // history read together with its base run's does not count the shared
 // events twice.
+//
+// References to other runs: continuedExecutionRunId (resumes), a
+// parent's runId (parent), ChildWorkflowExecutionStarted (task_spawned),
+// and the newExecutionRunId of a run with a delivery that continues as
+// new, is retried or runs again by cron (task_spawned, before its
+// task_ended): a named run with no history is "referenced but no
+// history" and fails closed. Not references: signals and cancel requests
+// to other executions (they start no run of this chain), a child
+// initiated with no start recorded (no run id to name; a notice), and a
+// reset's base run, whose events up to the reset point are in this
+// history (what it did after the reset point is only in its own: a
+// notice).
+//
+// --as-of T: the CLI drops every event after T, as for every format;
+// each fact carries its own event's time and no later event's outcome is
+// folded into an earlier fact. Two decisions still read the whole
+// document: whether a delivery activity started (an activity scheduled
+// before T whose Started or close event comes after T shows no crossing
+// at T, where the history as written at T would show an unconcluded one),
+// and whether an initiated child started. An as-of replay of a Temporal
+// history is therefore not the replay of the history cut at T for
+// activities open at T.
 
 // maxUnixSeconds is the last second of the year 9999: later times do not
 // print as RFC 3339.
@@ -67,6 +89,9 @@ type temporalEvent struct {
 	line  int
 	task  string
 	bad   string // why the event cannot be read, "" when it can
+	// ownTask: a bad event that is still its run's (a repeated key that
+	// cannot change which run it belongs to).
+	ownTask bool
 }
 
 // temporalActivity gathers the events of one activity (by scheduled event).
@@ -98,14 +123,25 @@ func (rn *run) readTemporal(d *document) {
 		}
 	}
 	var evs []*temporalEvent
+	repeats := findRepeats(d)
 	list.ForEach(func(_, r gjson.Result) bool {
 		if d.partial(r) {
 			return false // the event a cut went through, the last one
 		}
 		in.Records++
-		evs = append(evs, parseTemporalEvent(d, r))
+		e := parseTemporalEvent(d, r)
+		if rep, ok := repeats.in(r); ok && e.bad == "" {
+			// Two readings of the event: it is not read. Its run is
+			// known unless the event may decide runs (a start, a reset
+			// marker, or its type itself is repeated).
+			e.bad = repeatMessage(rep.path, "event")
+			e.ownTask = e.typ != "WorkflowExecutionStarted" && e.typ != "WorkflowTaskFailed" &&
+				!strings.HasSuffix(rep.path, "].eventType")
+		}
+		evs = append(evs, e)
 		return true
 	})
+	repeats.rest(d)
 	if len(evs) == 0 {
 		in.addProblem(Problem{File: in.Path, Line: d.lineOf(list), Message: "the history has no events"})
 		return
@@ -259,7 +295,11 @@ func (t *temporalReader) checkComplete() {
 		if e.bad != "" {
 			// An unreadable event may have been anything (a reset, a
 			// child's start): it may belong to any task.
-			in.addProblem(Problem{File: in.Path, Line: e.line, Message: e.bad})
+			p := Problem{File: in.Path, Line: e.line, Message: e.bad}
+			if e.ownTask {
+				p.Task = e.task
+			}
+			in.addProblem(p)
 			prev = 0
 			continue
 		}
@@ -440,10 +480,31 @@ func (t *temporalReader) ended(e *temporalEvent, status string) {
 		return
 	}
 	fields := map[string]any{"status": status, "temporal_close": e.typ}
-	if next := e.attrs.Get("newExecutionRunId").String(); next != "" {
+	next := e.attrs.Get("newExecutionRunId").String()
+	if next != "" {
 		fields["next_run"] = next
 	}
+	if next != "" && t.delivers(e.task) && t.once(e.task, "spawned", next) {
+		// The run goes on as another run (continue-as-new, a retry, the
+		// next cron run), which inherits its intent and may do the same
+		// delivery: it is named, so that a missing history of it is
+		// "referenced but no history" (fail closed) instead of a chain
+		// that ended clean. Only for a run with a delivery: the next run
+		// of any other run is no more relevant than any run not read.
+		// Before the end: nothing of a task follows its task_ended.
+		t.out(e, "task_spawned", map[string]any{"child": next, "temporal_next_run": e.typ})
+	}
 	t.out(e, "task_ended", fields)
+}
+
+// delivers reports whether a run scheduled a delivery in this history.
+func (t *temporalReader) delivers(run string) bool {
+	for _, a := range t.acts {
+		if a.delivery && a.scheduled.task == run {
+			return true
+		}
+	}
+	return false
 }
 
 // scheduled reads an activity's input: a delivery declares its intent.

@@ -264,7 +264,8 @@ func TestTemporal_RunsAndRelations(t *testing.T) {
 				"a.json": history(spelling{}, wf("", hev{"WorkflowExecutionContinuedAsNew", `{"newExecutionRunId": "run-2", "workflowTaskCompletedEventId": {{id 4}}}`})...),
 				"b.json": run2.Replace(history(spelling{}, wf(`, "continuedExecutionRunId": "run-1", "initiator": "CONTINUE_AS_NEW_INITIATOR_WORKFLOW"`)...)),
 			},
-			[]string{"a.json:2 run-1 task_started relation=root", "a.json:6 run-1 task_ended next_run=run-2 status=completed",
+			[]string{"a.json:2 run-1 task_started relation=root",
+				"a.json:6 run-1 task_ended next_run=run-2 status=completed",
 				"b.json:2 run-2 task_started relation=resumed resumes=run-1"}},
 		{"child workflow: the parent spawns the child run, the child names its parent",
 			map[string]string{
@@ -342,5 +343,24 @@ func TestTemporal_IncompleteHistoriesAreProblems(t *testing.T) {
 				t.Errorf("problems %+v, want one at line %d for task %q containing %q", ps, c.line, c.task, c.has)
 			}
 		})
+	}
+}
+
+// A run with a delivery that continues as a new run (continue-as-new, a
+// workflow retry, cron) names that run: the next run inherits the intent
+// and may deliver again, so a missing history of it must make the chain
+// incomplete ("referenced but no history"), not leave a run that ended
+// clean. It is named before the run's end.
+func TestTemporal_ARunThatContinuesNamesItsNextRun(t *testing.T) {
+	for _, close := range []string{"WorkflowExecutionContinuedAsNew", "WorkflowExecutionFailed", "WorkflowExecutionTimedOut"} {
+		_, got := readTemporalText(t, map[string]string{
+			"a.json": history(spelling{}, wf("", scheduled("a1", delivery),
+				closeEv("ActivityTaskTimedOut", 5, 0, `, "failure": {"timeoutFailureInfo": {"timeoutType": "TIMEOUT_TYPE_SCHEDULE_TO_START"}}`),
+				hev{close, `{"newExecutionRunId": "run-2", "workflowTaskCompletedEventId": {{id 4}}}`})...),
+		})
+		want := "a.json:8 run-1 task_spawned child=run-2 temporal_next_run=" + close
+		if len(got) < 2 || got[len(got)-2] != want || !strings.Contains(got[len(got)-1], "task_ended") {
+			t.Errorf("%s: events\n%s\nwant the last two to be %q and the run's end", close, strings.Join(got, "\n"), want)
+		}
 	}
 }
