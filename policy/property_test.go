@@ -18,10 +18,17 @@ import (
 	"github.com/effectlint/effectlint/transcripts"
 )
 
-// Property tests of the safety invariants (SPEC §4, §5, §8):
-//   - permuting lines and splitting them over files never changes a verdict;
+// Property tests of the safety invariants (SPEC §2–§5, §8):
+//   - permuting lines and splitting them over files never changes a verdict,
+//     same-second ties within a task included;
 //   - adding crossing evidence never turns a stop into an allow, nor a
 //     consumed scope into a free one;
+//   - making a crossing unkeyed (its intent dropped, its content file gone,
+//     its digest malformed) never turns a stop into an allow;
+//   - an intent naming an authorization with no record is never judged
+//     less strictly than the same intent without it;
+//   - over one history, at most one running task of a scope (or of scopes
+//     whose destinations may be the same) is allowed at send;
 //   - check never allows when any history is incomplete.
 // Histories are generated from the whole native vocabulary, so the rules
 // meet combinations no hand-written scenario has.
@@ -49,7 +56,15 @@ func sharedEngine(t *rapid.T) *policy.Engine {
 
 const sha = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
 
-var destinations = []string{"C024BE91L", "C0SECOND1"}
+// destinations of the generated intents: two channels, one of them also
+// written with its id in other letter case and known by its title alone
+// (SPEC §2: those may be the same).
+var destinations = []string{
+	`{"provider":"slack","id":"C024BE91L","title":"#fin"}`,
+	`{"provider":"slack","id":"C0SECOND1"}`,
+	`{"provider":"Slack","id":"c024be91l"}`,
+	`{"title":"#Fin"}`,
+}
 
 // genEvent is one line before it is written: a task, a time and the rest.
 type genEvent struct {
@@ -88,6 +103,7 @@ var evidenceBodies = []string{
 	`"type":"status","label":"sent_verified"`,
 	`"type":"status","label":"send_status_unknown"`,
 	`"type":"interrupted","reason":"overnight"`,
+	`"type":"task_started","relation":"sibling"`, // a restart
 }
 
 var crossingBodies = []string{
@@ -96,9 +112,7 @@ var crossingBodies = []string{
 	`"type":"readback","result":"confirmed"`, `"type":"response","ok":false`,
 }
 
-// genHistory draws 1–4 tasks. Each task's events have strictly increasing
-// times (ties only between tasks), so any split over files orders them
-// the same way.
+// genHistory draws 1–4 tasks, with ties between tasks and within one.
 func genHistory(t *rapid.T) [][]genEvent {
 	base := time.Date(2026, 11, 30, 7, 0, 0, 0, time.UTC)
 	n := rapid.IntRange(1, 4).Draw(t, "tasks")
@@ -106,8 +120,10 @@ func genHistory(t *rapid.T) [][]genEvent {
 	for i := 0; i < n; i++ {
 		id := fmt.Sprintf("t%d", i+1)
 		ts := base.Add(time.Duration(rapid.IntRange(0, 20).Draw(t, "start")) * time.Second)
+		// Steps of 0 make same-second ties within the task, which the
+		// order must break the same way whatever the split (SPEC §3).
 		next := func() time.Time {
-			ts = ts.Add(time.Duration(rapid.IntRange(1, 5).Draw(t, "step")) * time.Second)
+			ts = ts.Add(time.Duration(rapid.IntRange(0, 5).Draw(t, "step")) * time.Second)
 			return ts
 		}
 		var evs []genEvent
@@ -119,7 +135,7 @@ func genHistory(t *rapid.T) [][]genEvent {
 		evs = append(evs, genEvent{id, ts, start})
 		if !resumed {
 			dest := destinations[rapid.IntRange(0, len(destinations)-1).Draw(t, "dest")]
-			evs = append(evs, genEvent{id, next(), fmt.Sprintf(`"type":"intent","destination":{"provider":"slack","id":%q},"content":{"sha256":%q}`, dest, sha)})
+			evs = append(evs, genEvent{id, next(), fmt.Sprintf(`"type":"intent","destination":%s,"content":{"sha256":%q}`, dest, sha)})
 		}
 		for k := rapid.IntRange(0, 8).Draw(t, "events"); k > 0; k-- {
 			evs = append(evs, genEvent{id, next(), rapid.SampledFrom(evidenceBodies).Draw(t, "evidence")})
@@ -139,6 +155,12 @@ type verdicts struct {
 	findings []string
 	checks   map[string]string // "task checkpoint" → "decision RULE,RULE"
 	stops    map[string]bool
+	// asked: "task checkpoint" → the scope the decision reports on, and
+	// its destination.
+	asked map[string]*analyzer.Query
+	// running: the tasks with a history that have not ended and were not
+	// superseded.
+	running map[string]bool
 }
 
 var checkpoints = []string{"resume", "picker", "send"}
@@ -169,7 +191,11 @@ func evaluate(t *rapid.T, dir string, files map[string][]string) verdicts {
 	if err != nil {
 		t.Fatalf("analyze: %v", err)
 	}
-	v := verdicts{states: map[string]string{}, checks: map[string]string{}, stops: map[string]bool{}}
+	v := verdicts{states: map[string]string{}, checks: map[string]string{}, stops: map[string]bool{},
+		asked: map[string]*analyzer.Query{}, running: map[string]bool{}}
+	for id, task := range facts.Tasks {
+		v.running[id] = task.History && !task.Ended && task.SupersededBy == ""
+	}
 	for _, s := range a.Scopes {
 		v.states[s.ID] = s.State
 	}
@@ -180,7 +206,7 @@ func evaluate(t *rapid.T, dir string, files map[string][]string) verdicts {
 	asks := []struct {
 		task string
 		spec analyzer.IntentSpec
-	}{{task: "t9", spec: analyzer.IntentSpec{Destination: analyzer.Destination{Provider: "slack", ID: destinations[0]}, SHA256: sha}}}
+	}{{task: "t9", spec: analyzer.IntentSpec{Destination: analyzer.Destination{Provider: "slack", ID: "C024BE91L"}, SHA256: sha}}}
 	for i := 1; i <= 4; i++ {
 		asks = append(asks, struct {
 			task string
@@ -189,8 +215,8 @@ func evaluate(t *rapid.T, dir string, files map[string][]string) verdicts {
 	}
 	for _, ask := range asks {
 		for _, cp := range checkpoints {
-			facts.Query = facts.Ask(ask.task, cp, ask.spec)
-			g, err := e.Check(context.Background(), facts)
+			// As the CLI asks: every intent at resume.
+			g, err := e.CheckEach(context.Background(), facts, facts.AskAll(ask.task, cp, ask.spec))
 			if err != nil {
 				t.Fatalf("check %s %s: %v", ask.task, cp, err)
 			}
@@ -201,6 +227,7 @@ func evaluate(t *rapid.T, dir string, files map[string][]string) verdicts {
 			k := ask.task + " " + cp
 			v.checks[k] = g.Decision + " " + strings.Join(rules, ",")
 			v.stops[k] = g.Decision != "allow"
+			v.asked[k] = facts.Query
 		}
 	}
 	return v
@@ -325,4 +352,136 @@ func TestProperty_CheckNeverAllowsWithAnIncompleteHistory(t *testing.T) {
 			}
 		}
 	})
+}
+
+// intentLines are the positions of the tasks' intent lines.
+func intentLines(tasks [][]genEvent) [][2]int {
+	var out [][2]int
+	for i, evs := range tasks {
+		for j, e := range evs {
+			if strings.HasPrefix(e.body, `"type":"intent"`) {
+				out = append(out, [2]int{i, j})
+			}
+		}
+	}
+	return out
+}
+
+func hasCrossing(evs []genEvent) bool {
+	for _, e := range evs {
+		for _, c := range crossingBodies {
+			if strings.HasPrefix(e.body, strings.SplitN(c, ",", 2)[0]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func stopsStayStops(t *rapid.T, before, after verdicts, what string) {
+	for k, stop := range before.stops {
+		if stop && !after.stops[k] {
+			t.Fatalf("check %s was stop (%s) and became %s after %s", k, before.checks[k], after.checks[k], what)
+		}
+	}
+}
+
+// TestProperty_MakingACrossingUnkeyedNeverTurnsAStopIntoAnAllow: every way
+// a crossing loses its key (SPEC §4, "Unkeyed crossings") is still
+// evidence that the boundary may have been crossed.
+func TestProperty_MakingACrossingUnkeyedNeverTurnsAStopIntoAnAllow(t *testing.T) {
+	dir := t.TempDir()
+	rapid.Check(t, func(t *rapid.T) {
+		tasks := genHistory(t)
+		var candidates [][2]int
+		for _, at := range intentLines(tasks) {
+			if hasCrossing(tasks[at[0]]) {
+				candidates = append(candidates, at)
+			}
+		}
+		if len(candidates) == 0 {
+			t.Skip("no task with an intent crossed")
+		}
+		before := evaluate(t, dir, oneFilePerTask(tasks))
+		at := rapid.SampledFrom(candidates).Draw(t, "intent")
+		e := &tasks[at[0]][at[1]]
+		how := rapid.SampledFrom([]string{"drop the intent", "content file gone", "digest malformed", "key malformed"}).Draw(t, "how")
+		switch how {
+		case "drop the intent":
+			e.body = `"type":"note","text":"the intent line was lost"`
+		case "content file gone":
+			e.body = strings.Replace(e.body, fmt.Sprintf(`{"sha256":%q}`, sha), `{"path":"exports/gone.pdf"}`, 1)
+		case "digest malformed":
+			e.body = strings.Replace(e.body, sha, sha[:63], 1)
+		case "key malformed":
+			e.body = `"type":"intent","key":"v1|dest=slack/C024BE91L|sha256=` + strings.ToUpper(sha[:60]) + `"`
+		}
+		after := evaluate(t, dir, oneFilePerTask(tasks))
+		stopsStayStops(t, before, after, how+" of "+e.task)
+	})
+}
+
+// TestProperty_AnUnrecordedAuthorizationIsNeverLessStrict: naming an
+// authorization nobody recorded opens no scope of its own (SPEC §4).
+func TestProperty_AnUnrecordedAuthorizationIsNeverLessStrict(t *testing.T) {
+	dir := t.TempDir()
+	rapid.Check(t, func(t *rapid.T) {
+		tasks := genHistory(t)
+		lines := intentLines(tasks)
+		if len(lines) == 0 {
+			t.Skip("no intent")
+		}
+		before := evaluate(t, dir, oneFilePerTask(tasks))
+		at := rapid.SampledFrom(lines).Draw(t, "intent")
+		e := &tasks[at[0]][at[1]]
+		e.body += `,"authorization":"auth-nobody-recorded"`
+		after := evaluate(t, dir, oneFilePerTask(tasks))
+		stopsStayStops(t, before, after, "naming an unrecorded authorization in "+e.task+"'s intent")
+		for id, st := range before.states {
+			if consumed[st] && !consumed[after.states[id]] {
+				t.Fatalf("scope %s was %s and became %s", id, st, after.states[id])
+			}
+		}
+	})
+}
+
+// TestProperty_AtMostOneRunningTaskOfAScopeIsAllowedAtSend (SPEC §5): the
+// election has one winner, also across scopes whose destinations may be
+// the same, whatever the history.
+func TestProperty_AtMostOneRunningTaskOfAScopeIsAllowedAtSend(t *testing.T) {
+	dir := t.TempDir()
+	rapid.Check(t, func(t *rapid.T) {
+		v := evaluate(t, dir, oneFilePerTask(genHistory(t)))
+		var allowed []string
+		for i := 1; i <= 4; i++ {
+			id := fmt.Sprintf("t%d", i)
+			if k := id + " send"; v.running[id] && !v.stops[k] {
+				allowed = append(allowed, id)
+			}
+		}
+		for i, a := range allowed {
+			for _, b := range allowed[i+1:] {
+				qa, qb := v.asked[a+" send"], v.asked[b+" send"]
+				if qa.ContentSHA256 == qb.ContentSHA256 && qa.Scope == qb.Scope && mayBeSame(qa.Destination, qb.Destination) {
+					t.Fatalf("%s and %s are both allowed at send for %s and %s: %s / %s", a, b, qa.Key, qb.Key, v.checks[a+" send"], v.checks[b+" send"])
+				}
+			}
+		}
+	})
+}
+
+// mayBeSame is SPEC §2's "may be the same", written from the spec: equal
+// identities but for letter case, or a title alone that the other carries.
+func mayBeSame(a, b analyzer.Destination) bool {
+	fold := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+	strong := func(d analyzer.Destination) bool { return strings.TrimSpace(d.Provider) != "" && strings.TrimSpace(d.ID) != "" }
+	switch {
+	case strong(a) && strong(b):
+		return fold(a.Provider) == fold(b.Provider) && fold(a.ID) == fold(b.ID)
+	case !strong(a) && fold(a.Title) != "":
+		return fold(a.Title) == fold(b.Title)
+	case !strong(b) && fold(b.Title) != "":
+		return fold(a.Title) == fold(b.Title)
+	}
+	return false
 }

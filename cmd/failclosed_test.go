@@ -1,0 +1,107 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Tests of issue 11's command-line parts: --path-map, --ignore, and the
+// fail-closed reading of inputs no reader recognizes.
+
+const (
+	fcSHA  = "56e3374fadd347b5a41382218161a64614d3910ef356d2108e54c5bcdc778332"
+	fcDest = `{"provider":"slack","id":"C024BE91L"}`
+)
+
+// TestPathMap_ReadsARecordedPathOnAnotherMachine: the agent ran under
+// /home/agent/exports; the review happens here. Without --path-map the
+// content cannot be hashed (the crossing is unkeyed: stop); with it, the
+// file is found and keyed, so the sibling's check stops on the very key.
+func TestPathMap_ReadsARecordedPathOnAnotherMachine(t *testing.T) {
+	dir := t.TempDir()
+	exports := filepath.Join(dir, "copied-exports")
+	writeFile(t, filepath.Join(exports, "report.pdf"), "%PDF-1.4 fake report\n")
+	writeFile(t, filepath.Join(dir, "t1.jsonl"), strings.Join([]string{
+		`{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"task_started","relation":"sibling"}`,
+		`{"ts":"2026-11-30T07:00:01Z","task":"t1","type":"intent","destination":` + fcDest + `,"content":{"path":"/home/agent/exports/report.pdf"}}`,
+		`{"ts":"2026-11-30T07:00:02Z","task":"t1","type":"gate_check","checkpoint":"send","decision":"allow"}`,
+		`{"ts":"2026-11-30T07:00:03Z","task":"t1","type":"send_fired"}`,
+		`{"ts":"2026-11-30T07:00:04Z","task":"t1","type":"task_ended","status":"failed"}`,
+	}, "\n")+"\n")
+	sum := "sha256=" // the file's digest, as effectlint key computes it
+	keyOut, _, code := runWith(t, "", builtinRules(t), "key", "--destination", "slack/C024BE91L", "--file", filepath.Join(exports, "report.pdf"))
+	if code != ExitOK {
+		t.Fatalf("key exit %d", code)
+	}
+	key := strings.TrimSpace(keyOut)
+	if !strings.Contains(key, sum) {
+		t.Fatalf("key %q", key)
+	}
+	check := []string{"check", "--task", "t9", "--checkpoint", "send", "--key", key}
+
+	out, _, code := runWith(t, "", builtinRules(t), append(check, dir)...)
+	if code != ExitFindings || !strings.Contains(out, "UNKEYED_CROSSING") {
+		t.Errorf("without --path-map: exit %d, want a stop on the unkeyed crossing:\n%s", code, out)
+	}
+	out, _, code = runWith(t, "", builtinRules(t), append(check, "--path-map", "/home/agent/exports="+exports, dir)...)
+	if code != ExitFindings || !strings.Contains(out, "KEY_CONSUMED") || strings.Contains(out, "UNKEYED_CROSSING") {
+		t.Errorf("with --path-map: exit %d, want KEY_CONSUMED on the keyed crossing:\n%s", code, out)
+	}
+	// The longest FROM wins, and a FROM that is only a string prefix of a
+	// path component does not match.
+	out, _, _ = runWith(t, "", builtinRules(t), append(check, "--path-map", "/home=/nowhere", "--path-map", "/home/agent/exports="+exports, dir)...)
+	if !strings.Contains(out, "KEY_CONSUMED") {
+		t.Errorf("the longest --path-map did not win:\n%s", out)
+	}
+	out, _, _ = runWith(t, "", builtinRules(t), append(check, "--path-map", "/home/agent/exp="+exports, dir)...)
+	if !strings.Contains(out, "UNKEYED_CROSSING") {
+		t.Errorf("--path-map matched inside a path component:\n%s", out)
+	}
+	if _, stderr, code := runWith(t, "", builtinRules(t), append(check, "--path-map", "no-equals-sign", dir)...); code != ExitError || !strings.Contains(stderr, "FROM=TO") {
+		t.Errorf("a malformed --path-map: exit %d, %q", code, stderr)
+	}
+}
+
+// TestCheck_FailsClosedOnInputsItCannotRead_AndIgnoreLeavesThemOut: a file
+// no reader recognizes next to a history may be a history of a format this
+// version cannot read; analyze lists it, check stops, and --ignore is the
+// documented way to leave known non-histories out.
+func TestCheck_FailsClosedOnInputsItCannotRead_AndIgnoreLeavesThemOut(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "t1.jsonl"), fsGood)
+	writeFile(t, filepath.Join(dir, "meta", "settings.json"), `{"theme":"dark","font":12}`+"\n")
+	check := []string{"check", "--task", "t9", "--checkpoint", "send", "--destination", "slack/C0OTHER99", "--sha256", fcSHA}
+
+	rep, code, _ := analyzeJSON(t, "", dir)
+	if code != ExitOK || len(rep.Inputs) != 2 {
+		t.Fatalf("analyze: exit %d, inputs %+v; want the unknown file listed, no failure", code, rep.Inputs)
+	}
+	out, _, code := runWith(t, "", builtinRules(t), append(check, dir)...)
+	if code != ExitFindings || !strings.Contains(out, "HISTORY_UNREADABLE") {
+		t.Errorf("check next to an unrecognized file: exit %d, want a stop:\n%s", code, out)
+	}
+	for _, glob := range []string{"settings.json", "meta/*", "*.json"} {
+		out, stderr, code := runWith(t, "", builtinRules(t), append(check, "--ignore", glob, dir)...)
+		if code != ExitOK {
+			t.Errorf("--ignore %s: exit %d, want allow:\n%s%s", glob, code, out, stderr)
+		}
+	}
+	if _, stderr, code := runWith(t, "", builtinRules(t), append(check, "--ignore", "[", dir)...); code != ExitError || !strings.Contains(stderr, "--ignore") {
+		t.Errorf("a malformed --ignore glob: exit %d, %q", code, stderr)
+	}
+}
+
+// TestAnalyze_StepFunctionsCorpusIsNotReadAndExits2: issue 11's done-when,
+// on real histories no reader of this version knows.
+func TestAnalyze_StepFunctionsCorpusIsNotReadAndExits2(t *testing.T) {
+	dir := needCorpus(t, "stepfunctions")
+	out, stderr, code := runWith(t, "", builtinRules(t), "analyze", "--color", "never", dir)
+	if code != ExitError || !strings.Contains(stderr, "no event was read") || !strings.Contains(out, "not recognized") {
+		t.Errorf("analyze %s: exit %d, stderr %q; want 2 after listing the inputs as not recognized\n%s", dir, code, stderr, out)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatal(err)
+	}
+}
