@@ -474,7 +474,9 @@ func TestProperty_AtMostOneRunningTaskOfAScopeIsAllowedAtSend(t *testing.T) {
 // identities but for letter case, or a title alone that the other carries.
 func mayBeSame(a, b analyzer.Destination) bool {
 	fold := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
-	strong := func(d analyzer.Destination) bool { return strings.TrimSpace(d.Provider) != "" && strings.TrimSpace(d.ID) != "" }
+	strong := func(d analyzer.Destination) bool {
+		return strings.TrimSpace(d.Provider) != "" && strings.TrimSpace(d.ID) != ""
+	}
 	switch {
 	case strong(a) && strong(b):
 		return fold(a.Provider) == fold(b.Provider) && fold(a.ID) == fold(b.ID)
