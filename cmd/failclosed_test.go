@@ -105,3 +105,30 @@ func TestAnalyze_StepFunctionsCorpusIsNotReadAndExits2(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAsOf_TemporalActivityOpenAtThatTimeIsAnUnconcludedCrossing: a
+// delivery activity scheduled before --as-of and started after it. The
+// history as written then shows only Scheduled, which Temporal writes for
+// a running activity too (Started comes with the close): the run may be
+// sending, so its own check at send stops. Read whole and cut afterwards,
+// the reader would have seen the later Started and left no crossing at T.
+func TestAsOf_TemporalActivityOpenAtThatTimeIsAnUnconcludedCrossing(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "testdata/scenarios/fmt-temporal-incident/run-2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One run alone: without the run it continues.
+	doc := strings.Replace(string(b), `"continuedExecutionRunId": "0193a5b2-7c1e-7d40-9b5e-2f6a1c3e8d01",`, "", 1)
+	if doc == string(b) {
+		t.Fatal("the fixture changed: no continuedExecutionRunId to drop")
+	}
+	path := filepath.Join(t.TempDir(), "run.json")
+	writeFile(t, path, doc)
+	const run = "0193a5b3-5a09-7e1b-8c2d-4b7f9e0a6c12"
+	check := []string{"check", "--task", run, "--checkpoint", "send", path}
+	// 18:01:30.183071 scheduled, 18:01:30.190388 started.
+	out, _, code := runWith(t, "", builtinRules(t), append([]string{check[0], "--as-of", "2026-11-29T18:01:30.185Z"}, check[1:]...)...)
+	if code != ExitFindings || !strings.Contains(out, "ALREADY_CROSSED") {
+		t.Errorf("as of after the activity was scheduled: exit %d, want ALREADY_CROSSED:\n%s", code, out)
+	}
+}

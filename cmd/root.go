@@ -216,8 +216,10 @@ func load(env Env, paths []string, c *commonFlags) (*analyzer.Facts, error) {
 		return nil, err
 	}
 	add := b.Add
+	var asOf time.Time
 	if c.asOf != "" {
-		asOf, err := time.Parse(time.RFC3339Nano, c.asOf)
+		var err error
+		asOf, err = time.Parse(time.RFC3339Nano, c.asOf)
 		if err != nil {
 			return nil, fail(ExitError, "--as-of %q is not an RFC 3339 time with offset", c.asOf)
 		}
@@ -234,7 +236,7 @@ func load(env Env, paths []string, c *commonFlags) (*analyzer.Facts, error) {
 		return nil, fail(ExitError, "--max-problems must be 0 (list all) or more, not %d", c.maxProblems)
 	}
 	opt := transcripts.Options{Stdin: env.Stdin, MaxLineBytes: c.maxLineBytes, InputFormat: c.inputFormat, MaxProblems: c.maxProblems,
-		SpecFieldsOnly: c.specFieldsOnly, Ignore: ignore, UnrecognizedIsProblem: c.strictInputs}
+		SpecFieldsOnly: c.specFieldsOnly, Ignore: ignore, UnrecognizedIsProblem: c.strictInputs, AsOf: asOf}
 	if c.maxProblems == 0 {
 		opt.MaxProblems = -1 // no limit
 	}

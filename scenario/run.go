@@ -94,27 +94,44 @@ func isExpected(path string) bool { return filepath.Base(path) == ExpectedFile }
 // questions (their Decision and Reasons are ignored) afresh over the
 // history up to its as_of. The result has the shape of Expected.
 func Run(c Case, questions []Check, opt Options) (*Expected, error) {
-	var events []transcripts.Event
-	res, err := transcripts.Read([]string{c.Dir}, transcripts.Options{MaxLineBytes: opt.MaxLineBytes, Ignore: isExpected},
-		func(e transcripts.Event) { events = append(events, e) })
+	// The case is read once, and once more for each replay time, as
+	// --as-of reads it: readers that decide over a whole document see it
+	// as written at that time.
+	read := func(asOf time.Time) ([]transcripts.Event, transcripts.Result, error) {
+		var events []transcripts.Event
+		res, err := transcripts.Read([]string{c.Dir}, transcripts.Options{MaxLineBytes: opt.MaxLineBytes, Ignore: isExpected, AsOf: asOf},
+			func(e transcripts.Event) { events = append(events, e) })
+		return events, res, err
+	}
+	events, res, err := read(time.Time{})
 	if err != nil {
 		return nil, err
 	}
 	if len(res.Inputs) == 0 {
 		return nil, fmt.Errorf("no transcript files (.jsonl, .ndjson, .json, optionally .gz) in %s", c.Dir)
 	}
-	build := func(asOf time.Time) *analyzer.Facts {
+	build := func(asOf time.Time) (*analyzer.Facts, error) {
+		evs, r := events, res
+		if !asOf.IsZero() {
+			var err error
+			if evs, r, err = read(asOf); err != nil {
+				return nil, err
+			}
+		}
 		b := analyzer.New()
-		for _, e := range events {
+		for _, e := range evs {
 			if asOf.IsZero() || !e.TS.After(asOf) {
 				b.Add(e)
 			}
 		}
-		return b.Build(res)
+		return b.Build(r), nil
 	}
 
 	out := &Expected{States: map[string]map[string]string{}, Findings: map[string]Tasks{}}
-	facts := build(time.Time{})
+	facts, err := build(time.Time{})
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := opt.Context()
 	a, err := opt.Engine.Analyze(ctx, facts)
 	cancel()
@@ -151,7 +168,10 @@ func Run(c Case, questions []Check, opt Options) (*Expected, error) {
 		if err != nil {
 			return nil, fmt.Errorf("check %d (%s): %v", i+1, q.Question(), err)
 		}
-		f := build(asOf)
+		f, err := build(asOf)
+		if err != nil {
+			return nil, err
+		}
 		ctx, cancel := opt.Context()
 		g, err := opt.Engine.CheckEach(ctx, f, f.AskAll(q.Task, q.checkpoint(), spec))
 		cancel()

@@ -67,6 +67,9 @@ func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 				Message: typ + " line without a readable timestamp (RFC 3339 or a Unix time): it cannot be placed in time"})
 			return
 		}
+		if !rn.opt.AsOf.IsZero() && ts.After(rn.opt.AsOf) {
+			return // not written yet at --as-of: no result seen after it decides a call
+		}
 		sessions++
 		line := claudeLine{session: session.Str, ts: ts, num: l.num, cwd: r.Get("cwd").String()}
 		if r.Get("isSidechain").Bool() {

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -42,6 +43,12 @@ type Options struct {
 	// of the run instead of a notice: a gate must not allow past a file
 	// that may be a history it cannot read.
 	UnrecognizedIsProblem bool
+	// AsOf, when set, reads the histories as they were written at that
+	// time: readers that decide from a whole document or session (did an
+	// activity start? was a call denied?) leave out the records after it
+	// first, so no later outcome reaches an earlier fact. The caller still
+	// drops every event after it.
+	AsOf time.Time
 	// SpecFieldsOnly keeps in Event.Fields only the fields SPEC §3 gives a
 	// meaning (SpecField): all that the analyzer and the built-in rules
 	// read. The other fields (free text such as detail, tool output,

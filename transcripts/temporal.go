@@ -61,15 +61,12 @@ import (
 // history (what it did after the reset point is only in its own: a
 // notice).
 //
-// --as-of T: the CLI drops every event after T, as for every format;
-// each fact carries its own event's time and no later event's outcome is
-// folded into an earlier fact. Two decisions still read the whole
-// document: whether a delivery activity started (an activity scheduled
-// before T whose Started or close event comes after T shows no crossing
-// at T, where the history as written at T would show an unconcluded one),
-// and whether an initiated child started. An as-of replay of a Temporal
-// history is therefore not the replay of the history cut at T for
-// activities open at T.
+// --as-of T: the reader stops at the first event after T (Options.AsOf),
+// so the history is read as it was written at T: an activity scheduled
+// before T whose Started or close event comes after it is an unconcluded
+// crossing at T, and a child initiated before T with no start by then is
+// one with no start. The CLI then drops every event after T, as for every
+// format; each fact carries its own event's time.
 
 // maxUnixSeconds is the last second of the year 9999: later times do not
 // print as RFC 3339.
@@ -128,8 +125,14 @@ func (rn *run) readTemporal(d *document) {
 		if d.partial(r) {
 			return false // the event a cut went through, the last one
 		}
-		in.Records++
 		e := parseTemporalEvent(d, r)
+		if !rn.opt.AsOf.IsZero() && e.tsOK && e.ts.After(rn.opt.AsOf) {
+			// The history as written at --as-of ends here (events are
+			// in order): whether an activity started or closed is then
+			// decided on what was known at that time.
+			return false
+		}
+		in.Records++
 		if rep, ok := repeats.in(r); ok && e.bad == "" {
 			// Two readings of the event: it is not read. Its run is
 			// known unless the event may decide runs (a start, a reset
