@@ -3,6 +3,7 @@ package transcripts
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -17,6 +18,10 @@ func (rn *run) readProfileLines(src io.Reader, in *Input) {
 	s := rn.opt.Profile.Source
 	idle, read := 0, 0
 	jsonLines(src, in, rn.opt.MaxLineBytes, s.Task, func(l rawLine, r gjson.Result) {
+		if p, repeated := repeatedKeyProblem(in.Path, l.num, l.bytes, r.Get(s.Task).String(), s.Task); repeated {
+			in.addProblem(p) // SPEC §3: two readings, neither is taken
+			return
+		}
 		if rn.profileRecord(conv, in, s, r, l.num) {
 			read++
 		} else {
@@ -45,11 +50,24 @@ func (rn *run) readProfileDocument(d *document) {
 		return
 	}
 	idle, read := 0, 0
+	repeats := findRepeats(d)
 	recs.ForEach(func(_, r gjson.Result) bool {
 		if d.partial(r) {
 			return false // cut by a break in the document
 		}
 		d.in.Records++
+		if rep, ok := repeats.in(r); ok {
+			// rep.path is from the document's root: records[3].session.
+			task, rel := r.Get(s.Task).String(), rep.path
+			if i := strings.Index(rel, "]."); i >= 0 {
+				rel = rel[i+2:]
+			}
+			if pathUnder(rel, []string{s.Task}) {
+				task = ""
+			}
+			d.in.addProblem(Problem{File: d.in.Path, Line: d.lineOf(r), Task: task, Message: repeatMessage(rep.path, "record")})
+			return true
+		}
 		if rn.profileRecord(conv, d.in, s, r, d.lineOf(r)) {
 			read++
 		} else {
@@ -57,6 +75,7 @@ func (rn *run) readProfileDocument(d *document) {
 		}
 		return true
 	})
+	repeats.rest(d)
 	idleNotice(d.in, s, idle, read)
 }
 
