@@ -181,14 +181,8 @@ func (s *shellSplit) run() {
 		case c == '"':
 			i = s.double(i + 1)
 		case c == '`':
-			j := strings.IndexByte(src[i+1:], '`')
-			if j < 0 {
-				j = len(src) - i - 1
-			}
-			s.sub(src[i+1:i+1+j], i+1, i+1+j)
-			s.word.WriteString(src[i:min(len(src), i+2+j)])
+			i = s.backtick(i)
 			s.inWord = true
-			i += j + 2
 		case c == '$' && i+1 < len(src) && src[i+1] == '(':
 			j := matchParen(src, i+1)
 			s.sub(src[i+2:j], i+2, j)
@@ -278,13 +272,7 @@ func (s *shellSplit) double(i int) int {
 			s.word.WriteString(src[i:min(len(src), j+1)])
 			i = j + 1
 		case c == '`':
-			j := strings.IndexByte(src[i+1:], '`')
-			if j < 0 {
-				j = len(src) - i - 1
-			}
-			s.sub(src[i+1:i+1+j], i+1, i+1+j)
-			s.word.WriteString(src[i:min(len(src), i+2+j)])
-			i += j + 2
+			i = s.backtick(i)
 		default:
 			s.word.WriteByte(c)
 			i++
@@ -295,6 +283,19 @@ func (s *shellSplit) double(i int) int {
 
 // sub splits a substitution's or subshell's text (at [from, to) of the
 // line, or -1 for a subshell): its commands are nested.
+// backtick reads a `command substitution` starting at src[i] (unquoted or
+// inside double quotes) and returns the index after it.
+func (s *shellSplit) backtick(i int) int {
+	src := s.src
+	j := strings.IndexByte(src[i+1:], '`')
+	if j < 0 {
+		j = len(src) - i - 1 // unterminated: to the end
+	}
+	s.sub(src[i+1:i+1+j], i+1, i+1+j)
+	s.word.WriteString(src[i:min(len(src), i+2+j)])
+	return i + j + 2
+}
+
 func (s *shellSplit) sub(text string, from, to int) {
 	if from >= 0 {
 		s.masks = append(s.masks, [2]int{from, to})
