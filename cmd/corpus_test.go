@@ -2,11 +2,12 @@ package cmd
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/effectlint/effectlint/analyzer"
+
+	"github.com/effectlint/effectlint/internal/sharedtest"
 )
 
 // Tests over ../shared/corpus: real transcripts written by other projects.
@@ -18,9 +19,7 @@ const corpus = "../../shared/corpus"
 func needCorpus(t *testing.T, sub string) string {
 	t.Helper()
 	p := corpus + "/" + sub
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s not present: %v", p, err)
-	}
+	sharedtest.Path(t, "corpus/"+sub) // skips, or in CI fails, when absent
 	return p
 }
 

@@ -47,7 +47,7 @@ func (p *policyFlags) engine(env Env, need string) (*policy.Engine, error) {
 	if err != nil {
 		return nil, fail(ExitError, "%v", err)
 	}
-	eng, err := policy.Compile(context.Background(), policy.Config{
+	eng, err := policy.CompileCached(context.Background(), policy.Config{
 		Builtin: []policy.Module{{Name: "rules.rego", Source: env.Rules}},
 		User:    user,
 		Data:    data,

@@ -260,7 +260,7 @@ func load(env Env, paths []string, c *commonFlags) (*analyzer.Facts, error) {
 }
 
 func engine(env Env) (*policy.Engine, error) {
-	e, err := policy.New(context.Background(), policy.Module{Name: "rules.rego", Source: env.Rules})
+	e, err := policy.CompileCached(context.Background(), policy.Config{Builtin: []policy.Module{{Name: "rules.rego", Source: env.Rules}}})
 	if err != nil {
 		return nil, fail(ExitError, "%v", err)
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/effectlint/effectlint/internal/sharedtest"
 )
 
 // cc builds Claude Code session lines for tests.
@@ -346,9 +348,7 @@ func TestClaudeCode_CallsDeniedByAHookAreNoCrossings(t *testing.T) {
 // session and in a subagent, next to the same calls allowed.
 func TestClaudeCode_CorpusDeniedCallsAreNoCrossings(t *testing.T) {
 	root := "../../shared/corpus/claude-code/cli-2.1.197/sessions"
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("corpus not present: %v", err)
-	}
+	sharedtest.Path(t, "corpus/claude-code/cli-2.1.197/sessions")
 	count := func(dir string) (crossings int) {
 		_, evs := readPaths(t, Options{}, filepath.Join(root, dir))
 		for _, e := range evs {

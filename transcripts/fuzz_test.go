@@ -3,7 +3,6 @@ package transcripts
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/effectlint/effectlint/internal/sharedtest"
 )
 
 // Fuzz targets, one per reader (its format forced, so that every input
@@ -347,9 +348,7 @@ func TestFuzzSeedsArePresent(t *testing.T) {
 			t.Errorf("no seed matches %s", p)
 		}
 	}
-	if _, err := os.Stat("../../shared/corpus"); err != nil {
-		t.Skip(fmt.Sprintf("../shared/corpus is absent (%v): corpus seeds skipped", err))
-	}
+	sharedtest.Path(t, "corpus") // corpus seeds: skipped, or in CI failed, when absent
 	for _, p := range []string{"../../shared/corpus/claude-code/*/*.jsonl", "../../shared/corpus/otel/*.json", "../../shared/corpus/temporal/*.json"} {
 		if m, _ := filepath.Glob(p); len(m) == 0 {
 			t.Errorf("no corpus seed matches %s", p)

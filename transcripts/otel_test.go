@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/effectlint/effectlint/internal/sharedtest"
 )
 
 // readFiles writes files into a temporary directory, reads the directory
@@ -70,9 +72,7 @@ func assertLines(t *testing.T, what string, got, want []string) {
 // opentelemetry-proto OTLP/JSON example and any-agent's Python SDK dump.
 func TestOTel_Corpus(t *testing.T) {
 	dir := filepath.Join("..", "..", "shared", "corpus", "otel")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("no corpus at %s: %v", dir, err)
-	}
+	sharedtest.Path(t, "corpus/otel")
 	var evs []Event
 	res, err := Read([]string{dir}, Options{}, func(e Event) { evs = append(evs, e) })
 	if err != nil {
