@@ -635,7 +635,17 @@ weighed_scope(s) if {
 	q.key != ""
 	s.content_sha256 == q.content_sha256
 	s.scope == q.scope
-	may_be_same(s.destination, q.destination)
+	may_be_same_as_asked(s.destination)
+}
+
+# A destination may be the one asked about: by the rule of SPEC §2, or,
+# known by title alone, by a title the history gives the asked identity
+# (input.query.titles), though the asker named none.
+may_be_same_as_asked(d) if may_be_same(d, q.destination)
+
+may_be_same_as_asked(d) if {
+	not strong_destination(d)
+	folded_title(d) in {t | some t in q.titles}
 }
 
 q_facts := [f | some s in q_scope; some f in s.facts]
@@ -770,14 +780,19 @@ stop contains r if {
 
 # Crossings no key could be tied to (SPEC §4, "Unkeyed crossings"): each
 # may have delivered this very file, unless its intent names a destination
-# that cannot be this one.
-relevant_unkeyed := [f | some f in input.unkeyed; crossing(f); unkeyed_relevant(f)]
+# that cannot be this one. So may an approach of theirs that nothing
+# resolved: the send control may have fired, or may be about to.
+relevant_unkeyed := [f | some f in input.unkeyed; unkeyed_may_have_crossed(f); unkeyed_relevant(f)]
+
+unkeyed_may_have_crossed(f) if crossing(f)
+
+unkeyed_may_have_crossed(f) if unresolved_approach(f, input.unkeyed)
 
 unkeyed_relevant(_) if q.key == ""
 
 unkeyed_relevant(f) if not known_destination(unkeyed_destination(f))
 
-unkeyed_relevant(f) if may_be_same(f.unkeyed_destination, q.destination)
+unkeyed_relevant(f) if may_be_same_as_asked(f.unkeyed_destination)
 
 # The destination an unkeyed crossing's intent names ({} when none).
 unkeyed_destination(f) := f.unkeyed_destination if f.unkeyed_destination
@@ -786,7 +801,7 @@ else := {}
 
 stop contains reason(4, "UNKEYED_CROSSING", msg, relevant_unkeyed) if {
 	count(relevant_unkeyed) > 0
-	msg := sprintf("%d crossing(s) of task(s) %s cannot be tied to a key and may have delivered this one: %s", [count(relevant_unkeyed), concat(", ", tasks_of(relevant_unkeyed)), relevant_unkeyed[0].unkeyed_because])
+	msg := sprintf("%d crossing(s) or unresolved approach(es) of task(s) %s cannot be tied to a key and may have delivered this one: %s", [count(relevant_unkeyed), concat(", ", tasks_of(relevant_unkeyed)), relevant_unkeyed[0].unkeyed_because])
 }
 
 stop contains reason(5, "UNKNOWN_AUTHORIZATION", sprintf("authorization %q has no record for key %s", [q.authorization, q.key]), []) if {

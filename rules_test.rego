@@ -1622,9 +1622,29 @@ test_gate_stops_on_unkeyed_crossing_for_a_new_task_too if {
 	stopped_by(d, ask_new("t9", "picker"), "UNKEYED_CROSSING")
 }
 
-test_gate_ignores_unkeyed_approach_and_label if {
-	d := unkeyed_world([unkeyed(ev(1, "t5", "picker_opened")), unkeyed(label(2, "t5", "not_sent"))])
+test_gate_ignores_resolved_unkeyed_approach_and_label if {
+	d := unkeyed_world([
+		unkeyed(ev(1, "t5", "picker_opened")), unkeyed(ev(2, "t5", "picker_dismissed")),
+		unkeyed(label(3, "t5", "not_sent")),
+	])
 	not_stopped_by(d, ask("t2", "send"), "UNKEYED_CROSSING")
+}
+
+test_gate_stops_on_unresolved_unkeyed_approach if {
+	# A worker with no intent opened the picker, or was allowed to send,
+	# and nothing says what came of it: the send control may have fired.
+	some approach in [ev(1, "t5", "picker_opened"), check_allow(1, "t5", "send")]
+	d := unkeyed_world([unkeyed(approach)])
+	stopped_by(d, ask("t2", "send"), "UNKEYED_CROSSING")
+}
+
+test_gate_weighs_a_title_the_history_gives_the_asked_identity if {
+	# The asker names slack/C024BE91L without a title; t1's intent for it
+	# says "#reports"; a crossing known only by that title may be the same.
+	d := related_world({"title": "#Reports"})
+	untitled := object.union(object.remove(ask("t2", "send"), ["destination"]), {"destination": {"provider": "slack", "id": "C024BE91L"}})
+	stopped_by(d, object.union(untitled, {"titles": ["#reports"]}), "KEY_CONSUMED")
+	not_stopped_by(d, object.union(untitled, {"titles": []}), "KEY_CONSUMED")
 }
 
 test_gate_stops_on_unkeyed_crossing_whose_destination_may_be_the_same if {
@@ -1659,12 +1679,13 @@ test_gate_unkeyed_crossing_stops_after_history_unreadable_and_before_key_consume
 # crossed in the second; t2 asks about the first.
 related_world(dest_other) := d if {
 	key_o := concat("", ["v1|", dest_part(dest_other), "|sha256=", sha_a])
-	t1 := object.union(done("t1", 0), {"intents": [object.union(intent_of("t1", key_o, "original"), {"destination": dest_other})], "keys": [key_o]})
+	t1 := object.union(done("t1", 0), {"intents": [object.union(object.remove(intent_of("t1", key_o, "original"), ["destination"]), {"destination": dest_other})], "keys": [key_o]})
 	base := world_scopes([t1, live("t2", 1)], [
 		{"key": key_a, "scope": "original", "facts": []},
 		{"key": key_o, "scope": "original", "facts": checked_send(1, "t1")},
 	])
-	d := object.union(base, {"scopes": [base.scopes[0], object.union(base.scopes[1], {"destination": dest_other})]})
+	other := object.union(object.remove(base.scopes[1], ["destination"]), {"destination": dest_other})
+	d := object.union(base, {"scopes": [base.scopes[0], other]})
 }
 
 dest_part(d) := concat("", ["title=", lower(d.title)]) if not d.provider

@@ -415,6 +415,10 @@ type Query struct {
 	// weighs the scopes whose destination may be the same (SPEC §2).
 	Destination   Destination `json:"destination"`
 	ContentSHA256 string      `json:"content_sha256"`
+	// Titles are the display titles (canonical) the history gives the
+	// asked destination's identity: a crossing known by one of them alone
+	// may have gone to the same channel.
+	Titles []string `json:"titles"`
 	// Intent names the task's intent the question is about ("" when it
 	// was given on the command line).
 	Intent string `json:"intent,omitempty"`

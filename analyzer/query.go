@@ -1,6 +1,10 @@
 package analyzer
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
 
 // IntentSpec is an intent named on the command line, for a task that has
 // no history yet (or wants to act on another key than its last intent).
@@ -65,6 +69,7 @@ func (f *Facts) AskAll(task, checkpoint string, spec IntentSpec) []*Query {
 			return []*Query{&q}
 		}
 		f.scoped(&q, k, spec.Authorization)
+		q.Titles = f.titlesOf(q.Destination)
 		return []*Query{&q}
 	}
 	var intents []Intent
@@ -108,6 +113,7 @@ func (f *Facts) AskAll(task, checkpoint string, spec IntentSpec) []*Query {
 			} else {
 				f.scoped(&q, k, in.Authorization)
 				q.Destination = in.Destination // with its title, if any
+				q.Titles = f.titlesOf(q.Destination)
 			}
 		}
 		id := q.ScopeID + "\x00" + q.KeyError
@@ -130,4 +136,32 @@ func (f *Facts) scoped(q *Query, k Key, authorization string) {
 		q.Scope = authorization
 	}
 	q.ScopeID = q.Key + "#" + q.Scope
+}
+
+// titlesOf lists the canonical titles of d and of every intent in the
+// history whose provider identity is d's but for letter case.
+func (f *Facts) titlesOf(d Destination) []string {
+	set := map[string]bool{}
+	if t := CanonicalTitle(d.Title); t != "" {
+		set[t] = true
+	}
+	if !d.Weak() {
+		fold := func(x Destination) string {
+			return strings.ToLower(strings.TrimSpace(x.Provider)) + "/" + strings.ToLower(strings.TrimSpace(x.ID))
+		}
+		want := fold(d)
+		for _, t := range f.Tasks {
+			for _, in := range t.Intents {
+				if in.Destination.Title != "" && !in.Destination.Weak() && fold(in.Destination) == want {
+					set[CanonicalTitle(in.Destination.Title)] = true
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for t := range set {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
 }

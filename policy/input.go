@@ -262,7 +262,8 @@ func query(q *analyzer.Query) *ast.Term {
 	items := []([2]*ast.Term){item("task", sterm(q.Task)), item("checkpoint", sterm(q.Checkpoint)), item("task_known", boolean(q.TaskKnown)),
 		item("intent_given", boolean(q.IntentGiven)), item("key", sterm(q.Key)), item("key_error", sterm(q.KeyError)),
 		item("scope", sterm(q.Scope)), item("scope_id", sterm(q.ScopeID)), item("authorization", sterm(q.Authorization)),
-		item("destination", destination(&q.Destination)), item("content_sha256", sterm(q.ContentSHA256))}
+		item("destination", destination(&q.Destination)), item("content_sha256", sterm(q.ContentSHA256)),
+		item("titles", strs(q.Titles))}
 	if q.Intent != "" {
 		items = append(items, item("intent", sterm(q.Intent)))
 	}
