@@ -119,6 +119,43 @@ var variantTypes = func() map[string]string {
 	return m
 }()
 
+// fieldVariant returns the field of native events (ts, task, type or a
+// field SPEC §3 names) that key differs from only in letter case or
+// separators ("Type", "Idempotency-Token"), "" when there is none or key is
+// that field itself. Two spellings of one field have two readings (the
+// reader takes the exact one, a writer may have meant the other), so such
+// a line is a problem (SPEC §3).
+func fieldVariant(key string) string {
+	if len(key) > maxVariantBytes || specFields[key] || key == "ts" || key == "task" || key == "type" {
+		return ""
+	}
+	var buf [maxVariantBytes]byte
+	n := 0
+	for i := 0; i < len(key); i++ {
+		switch c := key[i]; {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			buf[n] = c
+			n++
+		case c >= 'A' && c <= 'Z':
+			buf[n] = c + 'a' - 'A'
+			n++
+		case c == '_' || c == '-' || c == '.' || c == ' ':
+		default:
+			return ""
+		}
+	}
+	return variantFields[string(buf[:n])]
+}
+
+// variantFields maps each field name, folded as fieldVariant folds, to it.
+var variantFields = func() map[string]string {
+	m := map[string]string{"ts": "ts", "task": "task", "type": "type"}
+	for f := range specFields {
+		m[strings.NewReplacer("_", "").Replace(f)] = f
+	}
+	return m
+}()
+
 // maxVariantBytes bounds the types typeVariant looks at: the longest known
 // type with room for separators and spaces around them.
 const maxVariantBytes = 64
@@ -353,6 +390,17 @@ func parseNativeLine(file string, num int, r gjson.Result, keep func(string) boo
 	ts, err := time.Parse(time.RFC3339Nano, tsRaw.Str)
 	if err != nil {
 		return fail(task.Str, fmt.Sprintf("ts %q is not an RFC 3339 time with offset", clip(tsRaw.Str, 60)))
+	}
+	var variant *Problem
+	r.ForEach(func(k, _ gjson.Result) bool {
+		if f := fieldVariant(k.Str); f != "" {
+			_, variant = fail(task.Str, fmt.Sprintf("field %q differs from %s only in letter case or separators: two spellings of one field, it cannot be told which is meant", clip(k.Str, 60), f))
+			return false
+		}
+		return true
+	})
+	if variant != nil {
+		return nil, variant
 	}
 	ev := &Event{File: file, Line: num, TS: ts, Task: task.Str, Type: typ.Str, Source: FormatNative, Fields: map[string]any{}}
 	r.ForEach(func(k, v gjson.Result) bool {

@@ -128,6 +128,12 @@ func (nf *nativeFast) line(file string, l rawLine) (ev *Event, problem *Problem,
 	if !ok {
 		return nil, nil, false
 	}
+	for i := range spans {
+		// Two spellings of a field (Type and type): the slow path says so.
+		if k := spans[i].key; len(k) <= maxVariantBytes && fieldVariant(string(k)) != "" {
+			return nil, nil, false
+		}
+	}
 	if ev := nf.bare(file, l.num, spans); ev != nil {
 		return ev, nil, true
 	}

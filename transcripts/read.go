@@ -81,10 +81,28 @@ type Result struct {
 }
 
 // IsTranscriptName reports whether a file found in a directory is read:
-// .jsonl, .ndjson or .json, each optionally .gz.
+// .jsonl, .ndjson or .json, each optionally .gz, and the names log
+// rotation gives them (events.jsonl.1, events.jsonl.2.gz,
+// events.jsonl-20261130): a rotated log left out would be a silent gap in
+// a history.
 func IsTranscriptName(name string) bool {
-	n := strings.ToLower(strings.TrimSuffix(strings.ToLower(name), ".gz"))
+	n := strings.TrimSuffix(strings.ToLower(name), ".gz")
+	if i := strings.LastIndexAny(n, ".-"); i > 0 && allDigits(n[i+1:]) && (n[i] == '.' || len(n)-i-1 == 8) {
+		n = n[:i] // a rotation suffix: .N, or -YYYYMMDD
+	}
 	return strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".ndjson") || strings.HasSuffix(n, ".json")
+}
+
+func allDigits(s string) bool {
+	if s == "" || len(s) > 8 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 type source struct {

@@ -320,3 +320,16 @@ func TestRead_GarbageFirstLinesDoNotMakeADocument(t *testing.T) {
 		t.Fatalf("format %s, %d events, %d problems", in.Format, len(evs), len(in.Problems))
 	}
 }
+
+func TestIsTranscriptName_RotatedLogsToo(t *testing.T) {
+	for name, want := range map[string]bool{
+		"events.jsonl": true, "EVENTS.JSONL": true, "a.ndjson.gz": true, "h.json": true,
+		"events.jsonl.1": true, "events.jsonl.12.gz": true, "events.jsonl-20261130": true, "events.ndjson-20261130.gz": true,
+		"notes.txt": false, "report.pdf": false, "events.jsonl.bak": false, "events.jsonl-1": false,
+		"events.jsonl.123456789": false, "x.log.1": false, "jsonl": false,
+	} {
+		if got := IsTranscriptName(name); got != want {
+			t.Errorf("IsTranscriptName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

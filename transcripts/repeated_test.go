@@ -99,6 +99,32 @@ func TestNative_TypeCaseVariantIsAProblem(t *testing.T) {
 	}
 }
 
+// A field in two spellings (type and Type) has two readings: a problem of
+// the line, on the fast path and the slow one, whatever else the line holds.
+func TestNative_FieldInTwoSpellingsIsAProblem(t *testing.T) {
+	for _, extra := range []string{`"Type":"picker_accepted"`, `"TYPE":"send_fired"`, `"Idempotency-Token":"x"`,
+		`"Intent":"q7"`, `"task_":"t2"`, `"T.S":"2026-11-30T07:00:00Z"`, `"Checkpoint":"send"`} {
+		for _, lean := range []bool{false, true} {
+			var evs []Event
+			line := `{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"picker_dismissed",` + extra + `}`
+			res, err := Read([]string{"-"}, Options{Stdin: strings.NewReader(line + "\n"), SpecFieldsOnly: lean}, func(e Event) { evs = append(evs, e) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := res.Inputs[0]
+			if len(evs) != 0 || len(in.Problems) != 1 || in.Problems[0].Task != "t1" || !strings.Contains(in.Problems[0].Message, "two spellings") {
+				t.Errorf("%s (spec fields only %v): events %+v problems %+v", extra, lean, evs, in.Problems)
+			}
+		}
+	}
+	for _, extra := range []string{`"detail":"x"`, `"Text":"a tool's output"`, `"typed":"x"`, `"task_id":"x"`} {
+		in, evs := readString(t, `{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"note",`+extra+`}`+"\n", 0)
+		if len(evs) != 1 || len(in.Problems) != 0 {
+			t.Errorf("%s: events %+v problems %+v", extra, evs, in.Problems)
+		}
+	}
+}
+
 func TestClaudeCode_RepeatedKeyIsAProblemOfThatLine(t *testing.T) {
 	const ok = `{"type":"user","sessionId":"s1","uuid":"u1","timestamp":"2026-11-30T07:00:00Z","message":{"role":"user","content":"hi"}}`
 	send := func(input string) string {
