@@ -130,7 +130,7 @@ func (nf *nativeFast) line(file string, l rawLine) (ev *Event, problem *Problem,
 	}
 	for i := range spans {
 		// Two spellings of a field (Type and type): the slow path says so.
-		if k := spans[i].key; len(k) <= maxVariantBytes && fieldVariant(string(k)) != "" {
+		if fieldVariantOf(spans[i].key) != "" {
 			return nil, nil, false
 		}
 	}
