@@ -3,7 +3,6 @@
 package main
 
 import (
-	_ "embed"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -11,18 +10,6 @@ import (
 
 	"github.com/effectlint/effectlint/cmd"
 )
-
-// rules is the built-in policy; it lives at the repository root so that a
-// reader finds every rule in one file.
-//
-//go:embed rules.rego
-var rules string
-
-// rulesTests are the built-in rules' Rego unit tests, run by
-// `effectlint verify` next to the users' own.
-//
-//go:embed rules_test.rego
-var rulesTests string
 
 func main() {
 	os.Exit(run())
@@ -65,5 +52,5 @@ func run() int {
 			}
 		}()
 	}
-	return cmd.Main(os.Args[1:], cmd.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Rules: rules, RulesTests: rulesTests})
+	return cmd.Main(os.Args[1:], cmd.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
 }

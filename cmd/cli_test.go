@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/effectlint/effectlint/policy/builtin"
 )
 
 const incident = "../testdata/scenarios/06-overnight-resume-duplicate"
@@ -13,7 +15,11 @@ const incident = "../testdata/scenarios/06-overnight-resume-duplicate"
 func runWith(t *testing.T, stdin string, rules string, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := Main(args, Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut, Rules: rules})
+	env := Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut}
+	if rules != builtin.Rules {
+		env.rules = rules
+	}
+	code := Main(args, env)
 	return out.String(), errOut.String(), code
 }
 

@@ -48,7 +48,7 @@ func (p *policyFlags) engine(env Env, need string) (*policy.Engine, error) {
 		return nil, fail(ExitError, "%v", err)
 	}
 	eng, err := policy.CompileCached(context.Background(), policy.Config{
-		Builtin: []policy.Module{{Name: "rules.rego", Source: env.Rules}},
+		Builtin: []policy.Module{env.builtinRules()},
 		User:    user,
 		Data:    data,
 	})

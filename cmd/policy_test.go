@@ -21,27 +21,12 @@ const (
 	exampleData     = "../examples/data"
 )
 
-var rulesTestsSource string
-
-// builtinTests is rules_test.rego, which main.go embeds for verify.
-func builtinTests(t *testing.T) string {
-	t.Helper()
-	if rulesTestsSource == "" {
-		b, err := os.ReadFile("../rules_test.rego")
-		if err != nil {
-			t.Fatal(err)
-		}
-		rulesTestsSource = string(b)
-	}
-	return rulesTestsSource
-}
-
 // runAll runs effectlint in-process with the built-in rules and tests, as
 // main.go does.
 func runAll(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := Main(args, Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Rules: builtinRules(t), RulesTests: builtinTests(t)})
+	code := Main(args, Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
 	return out.String(), errOut.String(), code
 }
 
@@ -311,7 +296,7 @@ func TestAnalyze_UserRuleMetadataReachesTheReport(t *testing.T) {
 	// SARIF and other renderers describe rules from Report.Rules (the
 	// engine's Rules()): a user rule's METADATA must be there.
 	p := policyFlags{policies: []string{examplePolicies}, data: []string{exampleData}, timeout: DefaultTimeout}
-	eng, err := p.engine(Env{Rules: builtinRules(t)}, "finding")
+	eng, err := p.engine(Env{}, "finding")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/effectlint/effectlint/analyzer"
 	"github.com/effectlint/effectlint/policy"
+	"github.com/effectlint/effectlint/policy/builtin"
 	"github.com/effectlint/effectlint/report"
 	"github.com/effectlint/effectlint/transcripts"
 )
@@ -31,11 +32,18 @@ const (
 type Env struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	// Rules is the source of the built-in rules.rego.
-	Rules string
-	// RulesTests is the source of rules_test.rego, the built-in rules'
-	// Rego unit tests (run by verify).
-	RulesTests string
+
+	// rules replaces the built-in rules (policy/builtin) when set: tests
+	// give broken rules to see every command fail closed on them.
+	rules string
+}
+
+// builtinRules is the built-in policy as a module.
+func (env Env) builtinRules() policy.Module {
+	if env.rules != "" {
+		return policy.Module{Name: builtin.RulesName, Source: env.rules}
+	}
+	return policy.Module{Name: builtin.RulesName, Source: builtin.Rules}
 }
 
 // exitError carries an exit code through cobra.
@@ -260,7 +268,7 @@ func load(env Env, paths []string, c *commonFlags) (*analyzer.Facts, error) {
 }
 
 func engine(env Env) (*policy.Engine, error) {
-	e, err := policy.CompileCached(context.Background(), policy.Config{Builtin: []policy.Module{{Name: "rules.rego", Source: env.Rules}}})
+	e, err := policy.CompileCached(context.Background(), policy.Config{Builtin: []policy.Module{env.builtinRules()}})
 	if err != nil {
 		return nil, fail(ExitError, "%v", err)
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/sebdah/goldie/v2"
+
+	"github.com/effectlint/effectlint/policy/builtin"
 )
 
 // Scenario tests: every folder of testdata/scenarios is a recorded history.
@@ -43,32 +45,15 @@ type scope struct {
 func run(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := Main(args, Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Rules: builtinRules(t)})
+	code := Main(args, Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
 	return out.String(), errOut.String(), code
 }
 
-var rulesSource string
-
-// packageDir is the working directory the tests start in, taken before any
-// test changes it (t.Chdir), so that a test run alone finds rules.rego too.
-var packageDir, _ = os.Getwd()
-
+// builtinRules is the built-in policy's source (policy/builtin): what
+// runWith compares with to know that a test asks for the built-in rules.
 func builtinRules(t *testing.T) string {
 	t.Helper()
-	if rulesSource == "" {
-		for dir := packageDir; ; dir = filepath.Dir(dir) {
-			if b, err := os.ReadFile(filepath.Join(dir, "rules.rego")); err == nil {
-				if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-					rulesSource = string(b)
-					break
-				}
-			}
-			if dir == filepath.Dir(dir) {
-				t.Fatal("rules.rego not found above the working directory")
-			}
-		}
-	}
-	return rulesSource
+	return builtin.Rules
 }
 
 func TestScenarios(t *testing.T) {
@@ -207,7 +192,7 @@ func assertSameMultiset(t *testing.T, what string, got, want []string) {
 // honest: each finding id of SPEC §6 (as the rules' METADATA lists them) and
 // each gate reason of SPEC §5 is expected by at least one scenario.
 func TestScenarios_CoverEveryFindingAndGateReason(t *testing.T) {
-	eng, err := engine(Env{Rules: builtinRules(t)})
+	eng, err := engine(Env{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/effectlint/effectlint/policy"
+	"github.com/effectlint/effectlint/policy/builtin"
 )
 
 // verify runs Rego unit tests like `opa test` / `conftest verify`: the
@@ -25,9 +26,6 @@ as analyze and check. It prints one line per test and closes with
 2 when no test ran (or none from the given policies) or a policy does not
 compile.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if env.Rules == "" || env.RulesTests == "" {
-				return fail(ExitError, "the built-in rules and their tests are not available to this binary")
-			}
 			if p.timeout < 0 {
 				return fail(ExitError, "--timeout must not be negative")
 			}
@@ -42,7 +40,7 @@ compile.`,
 			ctx, cancel := p.context()
 			defer cancel()
 			results, err := policy.Verify(ctx, policy.VerifyConfig{
-				Builtin: []policy.Module{{Name: "rules.rego", Source: env.Rules}, {Name: "rules_test.rego", Source: env.RulesTests}},
+				Builtin: []policy.Module{env.builtinRules(), {Name: builtin.TestsName, Source: builtin.Tests}},
 				User:    user,
 				Data:    data,
 				Filter:  run,

@@ -12,6 +12,8 @@ import (
 	"github.com/effectlint/effectlint/analyzer"
 	"github.com/effectlint/effectlint/policy"
 	"github.com/effectlint/effectlint/transcripts"
+
+	"github.com/effectlint/effectlint/policy/builtin"
 )
 
 // Tests of the contract for users' rules (README "Your own rules"):
@@ -20,13 +22,9 @@ import (
 
 const incidentDir = "../testdata/scenarios/06-overnight-resume-duplicate"
 
-func builtin(t *testing.T) policy.Module {
+func builtinModule(t *testing.T) policy.Module {
 	t.Helper()
-	src, err := os.ReadFile("../rules.rego")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return policy.Module{Name: "rules.rego", Source: string(src)}
+	return policy.Module{Name: builtin.RulesName, Source: builtin.Rules}
 }
 
 // compileUser compiles the built-in rules with user modules given as
@@ -37,7 +35,7 @@ func compileUser(t *testing.T, data map[string]any, files ...string) (*policy.En
 	for i := 0; i+1 < len(files); i += 2 {
 		user = append(user, policy.Module{Name: files[i], Source: files[i+1], From: "p"})
 	}
-	return policy.Compile(context.Background(), policy.Config{Builtin: []policy.Module{builtin(t)}, User: user, Data: data})
+	return policy.Compile(context.Background(), policy.Config{Builtin: []policy.Module{builtinModule(t)}, User: user, Data: data})
 }
 
 func mustCompile(t *testing.T, data map[string]any, files ...string) *policy.Engine {

@@ -17,6 +17,8 @@ import (
 	"github.com/effectlint/effectlint/internal/corpus"
 	"github.com/effectlint/effectlint/internal/largescenario"
 	"github.com/effectlint/effectlint/transcripts"
+
+	"github.com/effectlint/effectlint/policy/builtin"
 )
 
 // The built-in rules are evaluated by parts (evaluate.go) over an input
@@ -30,7 +32,15 @@ type tb interface {
 	Fatal(args ...any)
 }
 
-func builtinEngine(t tb) *Engine { return engineFrom(t, "../rules.rego") }
+// builtinEngine is the built-in rules compiled once for all tests.
+func builtinEngine(t tb) *Engine {
+	t.Helper()
+	e, err := CompileCached(context.Background(), Config{Builtin: []Module{{Name: builtin.RulesName, Source: builtin.Rules}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
 
 // engineFrom compiles a copy of the built-in rules read from path.
 func engineFrom(t tb, path string) *Engine {
@@ -39,7 +49,7 @@ func engineFrom(t tb, path string) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(context.Background(), Module{Name: "rules.rego", Source: string(src)})
+	e, err := CompileCached(context.Background(), Config{Builtin: []Module{{Name: "rules.rego", Source: string(src)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,11 +323,7 @@ func TestBuiltinRulesDoNotReadFields(t *testing.T) {
 // as text.
 func parsedRules(t *testing.T) *ast.Module {
 	t.Helper()
-	src, err := os.ReadFile("../rules.rego")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := ast.ParseModuleWithOpts("rules.rego", string(src), ast.ParserOptions{RegoVersion: ast.RegoV1})
+	mod, err := ast.ParseModuleWithOpts(builtin.RulesName, builtin.Rules, ast.ParserOptions{RegoVersion: ast.RegoV1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/effectlint/effectlint/analyzer"
 	"github.com/effectlint/effectlint/policy"
 	"github.com/effectlint/effectlint/transcripts"
+
+	"github.com/effectlint/effectlint/policy/builtin"
 )
 
 // Property tests of the safety invariants (SPEC §2–§5, §8):
@@ -41,12 +43,7 @@ var (
 
 func sharedEngine(t *rapid.T) *policy.Engine {
 	engineOnce.Do(func() {
-		src, err := os.ReadFile("../rules.rego")
-		if err != nil {
-			engineErr = err
-			return
-		}
-		engine, engineErr = policy.New(context.Background(), policy.Module{Name: "rules.rego", Source: string(src)})
+		engine, engineErr = policy.CompileCached(context.Background(), policy.Config{Builtin: []policy.Module{{Name: builtin.RulesName, Source: builtin.Rules}}})
 	})
 	if engineErr != nil {
 		t.Fatalf("engine: %v", engineErr)

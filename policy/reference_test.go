@@ -3,7 +3,6 @@ package policy
 import (
 	"context"
 	"fmt"
-	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -13,6 +12,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/effectlint/effectlint/analyzer"
+
+	"github.com/effectlint/effectlint/policy/builtin"
 )
 
 // rules.rego is written for speed in places (scans test a fact's type
@@ -107,11 +108,7 @@ var evidenceBodies = []string{
 // fact_class is the table rules.rego uses for class: the same answer for
 // every type of the vocabulary, with every field that matters.
 func TestFactClass_IsClass(t *testing.T) {
-	src, err := os.ReadFile("../rules.rego")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pq, err := rego.New(rego.Module("rules.rego", string(src)),
+	pq, err := rego.New(rego.Module(builtin.RulesName, builtin.Rules),
 		rego.Query(`bad := [[f, data.effectlint.class(f), data.effectlint.fact_class(f)] |
 			some typ in {"picker_opened", "picker_dismissed", "picker_accepted", "send_fired", "request_sent",
 				"outgoing_item_seen", "readback", "response", "ui_changed", "timeout", "response_lost",

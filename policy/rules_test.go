@@ -2,11 +2,12 @@ package policy
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/effectlint/effectlint/policy/builtin"
 )
 
 // TestRegoRules runs the Rego unit tests of the built-in rules through
@@ -16,14 +17,7 @@ import (
 // test is reported with its location and the last expression of its body
 // that failed.
 func TestRegoRules(t *testing.T) {
-	var modules []Module
-	for _, name := range []string{"rules.rego", "rules_test.rego"} {
-		src, err := os.ReadFile("../" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		modules = append(modules, Module{Name: name, Source: string(src)})
-	}
+	modules := []Module{{Name: builtin.RulesName, Source: builtin.Rules}, {Name: builtin.TestsName, Source: builtin.Tests}}
 	results, err := Verify(context.Background(), VerifyConfig{Builtin: modules})
 	if err != nil {
 		t.Fatalf("compiling the built-in rules and tests: %v", err)
@@ -65,15 +59,11 @@ func TestRegoRules_CoverEveryFindingAndGateReason(t *testing.T) {
 	if len(want) != 14 {
 		t.Errorf("the built-in rules describe %d finding ids, SPEC §6 has 14", len(want))
 	}
-	for _, r := range []string{"UNKNOWN_TASK", "NO_KEY", "HISTORY_UNREADABLE", "UNKNOWN_AUTHORIZATION", "KEY_CONSUMED",
+	for _, r := range []string{"UNKNOWN_TASK", "NO_KEY", "HISTORY_UNREADABLE", "UNKEYED_CROSSING", "UNKNOWN_AUTHORIZATION", "KEY_CONSUMED",
 		"ALREADY_CROSSED", "NOT_ELECTED", "NO_MATCHING_HISTORY", "PRIOR_NOT_SENT", "ELECTED_EXECUTOR", "AUTHORIZED_REDELIVERY"} {
 		want[r] = true
 	}
-	tests, err := os.ReadFile("../rules_test.rego")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := ast.ParseModuleWithOpts("rules_test.rego", string(tests), parserOptions())
+	mod, err := ast.ParseModuleWithOpts(builtin.TestsName, builtin.Tests, parserOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,13 +3,14 @@ package report
 import (
 	"context"
 	"io"
-	"os"
 	"testing"
 
 	"github.com/effectlint/effectlint/analyzer"
 	"github.com/effectlint/effectlint/internal/corpus"
 	"github.com/effectlint/effectlint/policy"
 	"github.com/effectlint/effectlint/transcripts"
+
+	"github.com/effectlint/effectlint/policy/builtin"
 )
 
 // BenchmarkRender builds the report model and renders it, for the
@@ -25,11 +26,7 @@ func BenchmarkRender(b *testing.B) {
 		b.Fatal(err)
 	}
 	f := bl.Build(res)
-	src, err := os.ReadFile("../rules.rego")
-	if err != nil {
-		b.Fatal(err)
-	}
-	e, err := policy.New(context.Background(), policy.Module{Name: "rules.rego", Source: string(src)})
+	e, err := policy.New(context.Background(), policy.Module{Name: builtin.RulesName, Source: builtin.Rules})
 	if err != nil {
 		b.Fatal(err)
 	}

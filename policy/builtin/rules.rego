@@ -1,0 +1,988 @@
+# effectlint built-in rules (SPEC §2, §4, §5, §6).
+#
+# Input: the facts document that `effectlint facts` prints. Go has already
+# ordered events (`seq`), cut segments, computed keys and grouped evidence by
+# key scope (`input.scopes`); everything decided here is a verdict.
+#
+# Performance: rules iterate scopes and look at the facts of one scope at a
+# time, so evaluation stays linear in the number of scopes (OPA-NOTES: rules
+# that emit many keys as `x[k] := v` are quadratic, comprehensions are not).
+package effectlint
+
+# ---------------------------------------------------------------------------
+# Evidence classes (SPEC §2)
+
+approach(f) if f.type == "picker_opened"
+
+approach(f) if {
+	f.type == "gate_check"
+	f.decision == "allow"
+	f.checkpoint in {"picker", "send"}
+}
+
+retreat(f) if f.type == "picker_dismissed"
+
+crossing(f) if f.type in {"picker_accepted", "send_fired", "request_sent", "outgoing_item_seen", "readback", "response"}
+
+confirmation(f) if {
+	f.type == "readback"
+	f.result == "confirmed"
+}
+
+confirmation(f) if {
+	f.type == "response"
+	f.ok == true
+}
+
+uncertainty(f) if f.type in {"ui_changed", "timeout", "response_lost", "failure_shown", "interrupted"}
+
+uncertainty(f) if {
+	f.type == "readback"
+	f.result in {"mismatch", "unavailable"}
+}
+
+# A submission is a press of the send control or a request.
+submission(f) if f.type in {"send_fired", "request_sent"}
+
+# Only a request carries a provider idempotency token (SPEC §6): a UI
+# click that names one is a click all the same.
+has_token(f) if {
+	f.type == "request_sent"
+	f.idempotency_token != ""
+}
+
+label_claims_sent(f) if {
+	f.type == "status"
+	f.label in {"sent_verified", "send_status_unknown"}
+}
+
+# The checkpoint a crossing should have been gated at.
+checkpoint_of(f) := "picker" if f.type == "picker_accepted"
+
+checkpoint_of(f) := "send" if submission(f)
+
+allowing_check(f, checkpoint) if {
+	f.type == "gate_check"
+	f.decision == "allow"
+	f.checkpoint == checkpoint
+}
+
+# class names one fact for reports; the first that holds wins.
+class(f) := "confirmation" if confirmation(f)
+else := "crossing" if crossing(f)
+else := "uncertainty" if uncertainty(f)
+else := "approach" if approach(f)
+else := "retreat" if retreat(f)
+else := "label" if f.type == "status"
+else := "check" if f.type == "gate_check"
+else := "other"
+
+# An approach is resolved by a later crossing or retreat of the same task in
+# the same segment. An unresolved approach in an ended segment means the send
+# control may have fired.
+resolved(a, facts) if {
+	some f in facts
+	f.task == a.task
+	f.segment == a.segment
+	f.seq > a.seq
+	crossing_or_retreat(f)
+}
+
+crossing_or_retreat(f) if crossing(f)
+
+crossing_or_retreat(f) if retreat(f)
+
+unresolved_approach(a, facts) if {
+	approach(a)
+	not resolved(a, facts)
+}
+
+# Process rules (UNCHECKED_CROSSING, NO_RECHECK_AFTER_INTERRUPTION,
+# STALE_GATE_DECISION) judge native tasks and foreign tasks that gate
+# themselves at least once, or every task with --require-checks: a foreign
+# agent that never heard of gates would otherwise drown in them.
+process_judged(id) if input.tasks[id].source == "effectlint/v1"
+
+process_judged(id) if input.tasks[id].gated
+
+process_judged(_) if input.options.require_checks
+
+finished(t) if t.ended
+
+finished(t) if t.superseded_by != ""
+
+running(t) if not finished(t)
+
+# ---------------------------------------------------------------------------
+# Interpretation of a key scope (SPEC §4): the first rule that holds wins.
+
+state_of(facts, tasks) := "sent_verified" if {
+	some f in facts
+	confirmation(f)
+} else := "send_status_unknown" if {
+	status_unknown(facts, tasks)
+} else := "in_flight" if {
+	some f in facts
+	crossing(f)
+	not f.segment_ended
+} else := "not_sent" if {
+	every t in tasks {
+		t.complete
+		finished(t)
+	}
+} else := "open"
+
+status_unknown(facts, _) if {
+	some f in facts
+	crossing(f)
+	f.segment_ended
+}
+
+status_unknown(facts, _) if {
+	some f in facts
+	f.segment_ended
+	unresolved_approach(f, facts)
+}
+
+status_unknown(facts, _) if {
+	some f in facts
+	label_claims_sent(f)
+}
+
+status_unknown(_, tasks) if {
+	some t in tasks
+	not t.complete
+}
+
+consumed_states := {"sent_verified", "send_status_unknown", "in_flight"}
+
+scope_tasks(s) := [input.tasks[id] | some id in s.tasks]
+
+# Per key scope: its state and the class of each fact, for the reports.
+scopes := [{
+	"id": s.id,
+	"state": state_of(s.facts, scope_tasks(s)),
+	"classes": [fact_class(f) | some f in s.facts],
+} |
+	some s in input.scopes
+]
+
+# ---------------------------------------------------------------------------
+# Findings (SPEC §6). One rule per finding id; severity lives in METADATA.
+
+# finding builds one finding of a scope. chain is the calling rule's
+# rego.metadata.chain(): the severity comes from the rule's METADATA
+# (scope: document, so one block covers every definition of the rule).
+finding(rule, chain, s, task, message, facts) := {
+	"rule": rule,
+	"severity": severity_of(chain),
+	"key": s.key,
+	"scope": s.scope,
+	"task": task,
+	"message": message,
+	"evidence": [f.at | some f in facts],
+}
+
+pointers(facts) := [f.at | some f in facts]
+
+# A rule without custom.severity yields "unspecified", which the engine
+# rejects: a finding must never vanish because its metadata is missing.
+severity_of(chain) := sev if {
+	sev := [s | some entry in chain; s := entry.annotations.custom.severity][0]
+} else := "unspecified"
+
+# Crossing units: each untokened submission is one unit; all submissions
+# with one provider token are one unit (the provider deduplicates them); a
+# crossing episode (task, segment) without a submission is one unit.
+unit_pairs(facts) := [[u, f] |
+	sub_episodes := {[g.task, g.segment] | some g in facts; g.type in {"send_fired", "request_sent"}}
+	some f in facts
+	f.type in {"picker_accepted", "send_fired", "request_sent", "outgoing_item_seen", "readback", "response"}
+	u := unit_of(f, sub_episodes)
+]
+
+unit_of(f, sub_episodes) := ["token", f.idempotency_token] if {
+	submission(f)
+	has_token(f)
+} else := ["submission", f.seq] if {
+	submission(f)
+} else := ["episode", f.task, f.segment] if {
+	not [f.task, f.segment] in sub_episodes
+}
+
+# METADATA
+# scope: document
+# title: Duplicate delivery
+# description: >-
+#   Two or more crossing episodes in one key scope: by different tasks, by one
+#   task in two segments, or two submissions in one segment. Retries that carry
+#   the same provider idempotency token count once.
+# custom:
+#   severity: critical
+duplicate_delivery contains f if {
+	some s in input.scopes
+	pairs := unit_pairs(s.facts)
+	units := {p[0] | some p in pairs}
+	count(units) >= 2
+	firsts := [first |
+		some u in units
+		first := [p[1] | some p in pairs; p[0] == u][0]
+	]
+	ordered := sort([g.seq | some g in firsts])
+	second := [g | some g in firsts; g.seq == ordered[1]][0]
+	evidence := [g | some seq in ordered; some g in firsts; g.seq == seq]
+	f := finding("DUPLICATE_DELIVERY", rego.metadata.chain(), s, second.task,
+		sprintf("%d crossing episodes in one key scope: the effect may have happened %d times", [count(units), count(units)]),
+		evidence)
+}
+
+# METADATA
+# scope: document
+# title: Provider deduplicated
+# description: A repeated submission carried the same provider idempotency token.
+# custom:
+#   severity: info
+provider_deduplicated contains f if {
+	some s in input.scopes
+	tokens := {g.idempotency_token | some g in s.facts; g.type == "request_sent"; has_token(g)}
+	some token in tokens
+	subs := [g | some g in s.facts; g.idempotency_token == token; has_token(g)]
+	count(subs) >= 2
+	f := finding("PROVIDER_DEDUPLICATED", rego.metadata.chain(), s, subs[1].task,
+		sprintf("%d submissions carried the provider idempotency token %q", [count(subs), token]),
+		subs)
+}
+
+# Crossing episodes of a scope with the first crossing of each.
+episode_firsts(facts) := [first |
+	crossings := crossings_of(facts); episodes := {[g.task, g.segment] | some g in crossings}
+	some e in episodes
+	first := [g | some g in crossings; g.task == e[0]; g.segment == e[1]][0]
+]
+
+# METADATA
+# scope: document
+# title: Duplicate-risk resume
+# description: >-
+#   A task crossed after the scope had been consumed by an earlier crossing
+#   (another task's, or its own before an interruption). A provider token
+#   does not excuse it: the resume took the risk whatever the provider did.
+# custom:
+#   severity: critical
+duplicate_risk_resume contains f if {
+	some s in input.scopes
+	firsts := episode_firsts(s.facts)
+	some c in firsts
+	earlier := [g | some g in firsts; g.seq < c.seq]
+	count(earlier) > 0
+	prior := earlier[0]
+	whose := prior_owner(prior, c)
+	f := finding("DUPLICATE_RISK_RESUME", rego.metadata.chain(), s, c.task,
+		sprintf("task %s crossed at %s after the scope was consumed by %s crossing at %s", [c.task, c.ts, whose, prior.ts]),
+		[prior, c])
+}
+
+prior_owner(prior, c) := "its own" if prior.task == c.task
+else := sprintf("task %s's", [prior.task])
+
+# METADATA
+# scope: document
+# title: Ignored gate stop
+# description: A task crossed after its own gate_check said stop, with no later allow.
+# custom:
+#   severity: critical
+ignored_gate_stop contains f if {
+	some s in input.scopes
+	crossings := crossings_of(s.facts); gate_checks := gate_checks_of(s.facts)
+	some c in crossings
+	checks := [g | some g in gate_checks; g.task == c.task; g.seq < c.seq]
+	count(checks) > 0
+	last := checks[count(checks) - 1]
+	last.decision != "allow"
+	# Report each ignored stop once, at the first crossing after it.
+	not crossed_between(crossings, c.task, last.seq, c.seq)
+	f := finding("IGNORED_GATE_STOP", rego.metadata.chain(), s, c.task,
+		sprintf("task %s crossed (%s) after its %s check said stop", [c.task, c.type, last.checkpoint]),
+		[last, c])
+}
+
+crossed_between(facts, task, from, to) if {
+	some g in facts
+	g.task == task
+	g.seq > from
+	g.seq < to
+	crossing(g)
+}
+
+# METADATA
+# scope: document
+# title: Stale gate decision
+# description: >-
+#   The allowing check that preceded a crossing was older than another task's
+#   crossing of the same scope: the decision was invalidated before it was used.
+# custom:
+#   severity: high
+stale_gate_decision contains f if {
+	some s in input.scopes
+	crossings := crossings_of(s.facts); some c in crossings
+	c.type in {"picker_accepted", "send_fired", "request_sent"}; cp := checkpoint_of(c)
+	process_judged(c.task)
+	allows := [g | some g in gate_checks_of(s.facts); g.task == c.task; g.segment == c.segment; g.seq < c.seq; allowing_check(g, cp)]
+	count(allows) > 0
+	allow := allows[count(allows) - 1]
+	races := [x | some x in crossings; x.task != c.task; x.seq > allow.seq; x.seq < c.seq]
+	count(races) > 0
+	f := finding("STALE_GATE_DECISION", rego.metadata.chain(), s, c.task,
+		sprintf("task %s used a %s allow from %s after task %s crossed at %s", [c.task, cp, allow.ts, races[0].task, races[0].ts]),
+		[allow, races[0], c])
+}
+
+# METADATA
+# scope: document
+# title: Unchecked crossing
+# description: >-
+#   A crossing with no allowing check at its checkpoint earlier in the same
+#   segment (picker before picker_accepted, send before send_fired/request_sent).
+# custom:
+#   severity: high
+unchecked_crossing contains f if {
+	some s in input.scopes
+	some c in s.facts; c.type in {"picker_accepted", "send_fired", "request_sent"}
+	cp := checkpoint_of(c)
+	process_judged(c.task)
+	not checked_before(gate_checks_of(s.facts), c, cp)
+	f := finding("UNCHECKED_CROSSING", rego.metadata.chain(), s, c.task,
+		sprintf("task %s: %s with no allowing %s check earlier in the segment", [c.task, c.type, cp]),
+		[c])
+}
+
+checked_before(facts, c, cp) if {
+	some g in facts
+	g.task == c.task
+	g.segment == c.segment
+	g.seq < c.seq
+	allowing_check(g, cp)
+}
+
+# METADATA
+# scope: document
+# title: No re-check after interruption
+# description: >-
+#   After an interruption, or in a resumed task, the task approached or crossed
+#   without a resume check first.
+# custom:
+#   severity: high
+no_recheck_after_interruption contains f if {
+	some s in input.scopes
+	some id in s.tasks
+	process_judged(id)
+	t := input.tasks[id]
+	some seg in numbers.range(0, t.segment)
+	needs_resume_check(t, seg)
+	acts := [g | some g in s.facts; g.task == id; g.segment == seg; approach_or_crossing(g)]
+	count(acts) > 0
+	first := acts[0]
+	not resume_checked_before(s.facts, first)
+	why := resume_cause(t, seg)
+	f := finding("NO_RECHECK_AFTER_INTERRUPTION", rego.metadata.chain(), s, id,
+		sprintf("task %s %s, then %s without a resume check", [id, why, first.type]),
+		array.concat(interruption_facts(t, seg), [first]))
+}
+
+needs_resume_check(t, seg) if seg > 0
+
+needs_resume_check(t, 0) if t.relation == "resumed"
+
+resume_cause(t, seg) := sprintf("was interrupted (%s)", [i.reason]) if {
+	seg > 0
+	some i in t.interruptions
+	i.segment == seg
+} else := sprintf("resumes task %s", [t.resumes])
+
+interruption_facts(t, seg) := [i | some i in t.interruptions; i.segment == seg]
+
+approach_or_crossing(f) if approach(f)
+
+approach_or_crossing(f) if crossing(f)
+
+resume_checked_before(facts, act) if {
+	some g in facts
+	g.task == act.task
+	g.segment == act.segment
+	g.seq < act.seq
+	g.type == "gate_check"
+	g.checkpoint == "resume"
+}
+
+# METADATA
+# scope: document
+# title: Label contradicts evidence
+# description: >-
+#   A task's label disagrees with its evidence (its own, and that of the tasks
+#   it resumes): not_sent after a crossing or an unresolved approach;
+#   sent_verified without a confirmation before it.
+# custom:
+#   severity: high
+label_contradicts_evidence contains f if {
+	some s in input.scopes
+	some l in s.facts
+	l.type == "status"
+	l.label == "not_sent"
+	before := [g | some g in s.facts; its_evidence(l.task, g); g.seq < l.seq]
+	bad := [g | some g in before; contradicts_not_sent(g, before)]
+	count(bad) > 0
+	g := bad[0]
+	f := finding("LABEL_CONTRADICTS_EVIDENCE", rego.metadata.chain(), s, l.task,
+		sprintf("task %s says not_sent after %s %s", [l.task, whose_evidence(l.task, g), g.type]),
+		[g, l])
+}
+
+label_contradicts_evidence contains f if {
+	some s in input.scopes
+	some l in s.facts
+	l.type == "status"
+	l.label == "sent_verified"
+	not confirmed_before(s.facts, l)
+	f := finding("LABEL_CONTRADICTS_EVIDENCE", rego.metadata.chain(), s, l.task,
+		sprintf("task %s says sent_verified, but none of its evidence confirms a delivery before it", [l.task]),
+		[l])
+}
+
+contradicts_not_sent(g, _) if crossing(g)
+
+contradicts_not_sent(g, before) if unresolved_approach(g, before)
+
+confirmed_before(facts, l) if {
+	some g in facts
+	g.type in {"readback", "response"}
+	g.seq < l.seq
+	confirmation(g)
+	its_evidence(l.task, g)
+}
+
+# A task's evidence: its own, and that of the tasks it resumes (lineage).
+its_evidence(id, g) if g.task == id
+
+its_evidence(id, g) if g.task in input.tasks[id].lineage
+
+whose_evidence(id, g) := "its own" if g.task == id
+else := sprintf("task %s's (which it resumes)", [g.task])
+
+# METADATA
+# scope: document
+# title: Unreadable history
+# description: An input could not be fully read, or a referenced task has no history.
+# custom:
+#   severity: high
+unreadable_history contains f if {
+	some inp in input.inputs
+	count(inp.problems) > 0
+	f := {
+		"rule": "UNREADABLE_HISTORY",
+		"severity": severity_of(rego.metadata.chain()),
+		"key": null, "scope": null, "task": null,
+		"message": sprintf("%s: %d part(s) could not be read; first at line %d: %s", [inp.path, count(inp.problems), inp.problems[0].line, inp.problems[0].message]),
+		"evidence": [{"file": p.file, "line": p.line} | some p in inp.problems],
+	}
+}
+
+unreadable_history contains f if {
+	some t in input.tasks
+	not t.history
+	f := {
+		"rule": "UNREADABLE_HISTORY",
+		"severity": severity_of(rego.metadata.chain()),
+		"key": null, "scope": null, "task": t.id,
+		"message": sprintf("task %s is referenced but has no history in the inputs", [t.id]),
+		"evidence": t.referenced_at,
+	}
+}
+
+# A task with a history that is incomplete for another reason than its
+# unreadable lines (reported above, by input): its history is inconsistent
+# (events after its end, a resumes cycle) or continues one we cannot see.
+unreadable_history contains f if {
+	some t in input.tasks
+	t.history
+	not t.complete
+	count(t.problems) == 0
+	f := {
+		"rule": "UNREADABLE_HISTORY",
+		"severity": severity_of(rego.metadata.chain()),
+		"key": null, "scope": null, "task": t.id,
+		"message": sprintf("the history of task %s is incomplete: %s", [t.id, concat("; ", t.incomplete_because)]),
+		"evidence": [t.start],
+	}
+}
+
+# METADATA
+# scope: document
+# title: Unkeyed crossing
+# description: Crossing evidence that cannot be tied to a key.
+# custom:
+#   severity: high
+unkeyed_crossing contains f if {
+	tasks := {g.task | some g in input.unkeyed; crossing(g)}
+	some id in tasks
+	cs := [g | some g in input.unkeyed; g.task == id; crossing(g)]
+	f := {
+		"rule": "UNKEYED_CROSSING",
+		"severity": severity_of(rego.metadata.chain()),
+		"key": null, "scope": null, "task": id,
+		"message": sprintf("task %s: %d crossing event(s) not tied to a key: %s", [id, count(cs), cs[0].unkeyed_because]),
+		"evidence": pointers(cs),
+	}
+}
+
+# METADATA
+# scope: document
+# title: Unknown authorization
+# description: An intent names an authorization with no record for its key.
+# custom:
+#   severity: high
+unknown_authorization contains f if {
+	some t in input.tasks
+	some i in t.intents
+	i.authorization != ""
+	i.key != ""
+	not authorized(i.authorization, i.key)
+	f := {
+		"rule": "UNKNOWN_AUTHORIZATION",
+		"severity": severity_of(rego.metadata.chain()),
+		"key": i.key, "scope": i.scope, "task": t.id,
+		"message": sprintf("task %s's intent %s names authorization %q, which has no record for this key", [t.id, i.id, i.authorization]),
+		"evidence": [i.at],
+	}
+}
+
+authorized(id, key) if {
+	some a in input.authorizations
+	a.id == id
+	a.key == key
+}
+
+# METADATA
+# scope: document
+# title: Ambiguous destination
+# description: One display title is used for two different provider identities.
+# custom:
+#   severity: medium
+ambiguous_destination contains f if {
+	some title, uses in input.titles
+	count(uses) >= 2
+	f := {
+		"rule": "AMBIGUOUS_DESTINATION",
+		"severity": severity_of(rego.metadata.chain()),
+		"key": null, "scope": null, "task": null,
+		"message": sprintf("title %q names %d destinations: %s", [title, count(uses), concat(", ", [u.identity | some u in uses])]),
+		"evidence": [u.at | some u in uses],
+	}
+}
+
+# METADATA
+# scope: document
+# title: Weak destination identity
+# description: A key built from a display title alone (two channels can share a title).
+# custom:
+#   severity: low
+weak_destination_identity contains f if {
+	some t in input.tasks
+	some i in t.intents
+	i.weak_destination
+	f := {
+		"rule": "WEAK_DESTINATION_IDENTITY",
+		"severity": severity_of(rego.metadata.chain()),
+		"key": i.key, "scope": i.scope, "task": t.id,
+		"message": sprintf("task %s's intent %s names its destination by title only (%q)", [t.id, i.id, i.destination.title]),
+		"evidence": [i.at],
+	}
+}
+
+# METADATA
+# scope: document
+# title: Authorized redelivery
+# description: A person authorized one more delivery; a new scope was opened.
+# custom:
+#   severity: info
+authorized_redelivery contains f if {
+	some a in input.authorizations
+	a.key != ""
+	f := {
+		"rule": "AUTHORIZED_REDELIVERY",
+		"severity": severity_of(rego.metadata.chain()),
+		"key": a.key, "scope": a.id, "task": null,
+		"message": sprintf("authorization %s by %s opened a new scope: %s", [a.id, a.by, a.reason]),
+		"evidence": [a.at],
+	}
+}
+
+findings := ((((((((((((duplicate_delivery | provider_deduplicated) | duplicate_risk_resume) | ignored_gate_stop) | stale_gate_decision) | unchecked_crossing) | no_recheck_after_interruption) | label_contradicts_evidence) | unreadable_history) | unkeyed_crossing) | unknown_authorization) | ambiguous_destination) | weak_destination_identity) | authorized_redelivery
+
+# ---------------------------------------------------------------------------
+# The gate (SPEC §5): may input.query.task proceed at input.query.checkpoint?
+
+q := input.query
+
+# The scopes the gate weighs: the one asked about, and every scope of the
+# same content and scope name whose destination may be the same (SPEC §2:
+# the gate treats "may be the same" as the same; keys stay exact).
+q_scope := [s | some s in input.scopes; weighed_scope(s)]
+
+weighed_scope(s) if s.id == q.scope_id
+
+weighed_scope(s) if {
+	s.id != q.scope_id
+	q.key != ""
+	s.content_sha256 == q.content_sha256
+	s.scope == q.scope
+	may_be_same_as_asked(s.destination)
+}
+
+# A destination may be the one asked about: by the rule of SPEC §2, or,
+# known by title alone, by a title the history gives the asked identity
+# (input.query.titles), though the asker named none.
+may_be_same_as_asked(d) if may_be_same(d, q.destination)
+
+may_be_same_as_asked(d) if {
+	not strong_destination(d)
+	folded_title(d) in {t | some t in q.titles}
+}
+
+q_facts := [f | some s in q_scope; some f in s.facts]
+
+# The weighed scopes' tasks, each once, in the order the scopes list them.
+q_tasks := [input.tasks[id] |
+	some i, s in q_scope
+	some id in s.tasks
+	not listed_before(id, i)
+]
+
+listed_before(id, i) if {
+	some j, s in q_scope
+	j < i
+	id in s.tasks
+}
+
+# Destinations as SPEC §2 compares them: two may be the same when their
+# identities differ at most in letter case, or when one is known by title
+# alone and the other carries that title.
+may_be_same(a, b) if {
+	strong_destination(a)
+	strong_destination(b)
+	folded_identity(a) == folded_identity(b)
+}
+
+may_be_same(a, b) if {
+	not strong_destination(a)
+	folded_title(a) != ""
+	folded_title(a) == folded_title(b)
+}
+
+may_be_same(a, b) if {
+	not strong_destination(b)
+	folded_title(b) != ""
+	folded_title(a) == folded_title(b)
+}
+
+strong_destination(d) if {
+	trim_space(d.provider) != ""
+	trim_space(d.id) != ""
+}
+
+known_destination(d) if strong_destination(d)
+
+known_destination(d) if folded_title(d) != ""
+
+folded_identity(d) := lower(sprintf("%s/%s", [trim_space(d.provider), trim_space(d.id)]))
+
+folded_title(d) := lower(concat(" ", [w | some w in regex.split(`\s+`, trim_space(d.title)); w != ""])) if d.title
+
+else := ""
+
+own_facts := [f | some f in q_facts; f.task == q.task]
+
+others_facts := [f | some f in q_facts; f.task != q.task]
+
+other_tasks := [t | some t in q_tasks; t.id != q.task]
+
+others_state := state_of(others_facts, other_tasks)
+
+q_state := state_of(q_facts, q_tasks) if q.key != ""
+
+else := null
+
+# The asking task starts now when it has no history (it is the latest).
+q_rank := input.tasks[q.task].start_rank if q.task_known
+
+else := count(input.tasks)
+
+running_others := [t | some t in other_tasks; running(t)]
+
+earlier_running := [t | some t in running_others; t.start_rank < q_rank]
+
+# A task that ended, or that a resuming task superseded, is not eligible
+# (SPEC §5): asking again must not make it a second executor.
+asker_finished if {
+	q.task_known
+	finished(input.tasks[q.task])
+}
+
+candidates := running_others if asker_finished
+
+else := earlier_running
+
+executor := null if {
+	q.key == ""
+} else := q.task if {
+	not asker_finished
+	count(earlier_running) == 0
+} else := [t.id | some t in candidates; t.start_rank == min([r.start_rank | some r in candidates])][0] if {
+	count(candidates) > 0
+} else := null
+
+reason(order, rule, message, facts) := {"order": order, "rule": rule, "message": message, "evidence": pointers(facts)}
+
+stop contains reason(1, "UNKNOWN_TASK", sprintf("task %s has no history and no intent was given", [q.task]), []) if {
+	not q.task_known
+	not q.intent_given
+}
+
+stop contains reason(2, "NO_KEY", sprintf("no key for task %s: %s", [q.task, q.key_error]), []) if {
+	q.key == ""
+	task_or_intent_known
+}
+
+task_or_intent_known if q.task_known
+
+task_or_intent_known if q.intent_given
+
+# Every incomplete history may be relevant: its unreadable lines may hold an
+# intent for this very key, and a task with no history may have crossed
+# anything. Fail closed.
+stop contains r if {
+	some t in input.tasks
+	not t.complete
+	r := {
+		"order": 3, "rule": "HISTORY_UNREADABLE",
+		"message": sprintf("the history of task %s is incomplete (%s) and may concern this key", [t.id, concat("; ", t.incomplete_because)]),
+		"evidence": array.concat(array.concat(t.problems, [t.start | t.history]), t.referenced_at),
+	}
+}
+
+stop contains r if {
+	count(input.unattributed_problems) > 0
+	r := {
+		"order": 3, "rule": "HISTORY_UNREADABLE",
+		"message": sprintf("%d unreadable part(s) of the inputs may belong to any task", [count(input.unattributed_problems)]),
+		"evidence": input.unattributed_problems,
+	}
+}
+
+# Crossings no key could be tied to (SPEC §4, "Unkeyed crossings"): each
+# may have delivered this very file, unless its intent names a destination
+# that cannot be this one. So may an approach of theirs that nothing
+# resolved: the send control may have fired, or may be about to.
+relevant_unkeyed := [f | some f in input.unkeyed; unkeyed_may_have_crossed(f); unkeyed_relevant(f)]
+
+unkeyed_may_have_crossed(f) if crossing(f)
+
+unkeyed_may_have_crossed(f) if unresolved_approach(f, input.unkeyed)
+
+unkeyed_relevant(_) if q.key == ""
+
+unkeyed_relevant(f) if not known_destination(unkeyed_destination(f))
+
+unkeyed_relevant(f) if may_be_same_as_asked(f.unkeyed_destination)
+
+# The destination an unkeyed crossing's intent names ({} when none).
+unkeyed_destination(f) := f.unkeyed_destination if f.unkeyed_destination
+
+else := {}
+
+stop contains reason(4, "UNKEYED_CROSSING", msg, relevant_unkeyed) if {
+	count(relevant_unkeyed) > 0
+	msg := sprintf("%d crossing(s) or unresolved approach(es) of task(s) %s cannot be tied to a key and may have delivered this one: %s", [count(relevant_unkeyed), concat(", ", tasks_of(relevant_unkeyed)), relevant_unkeyed[0].unkeyed_because])
+}
+
+stop contains reason(5, "UNKNOWN_AUTHORIZATION", sprintf("authorization %q has no record for key %s", [q.authorization, q.key]), []) if {
+	q.authorization != ""
+	q.key != ""
+	not authorized(q.authorization, q.key)
+}
+
+# Consumption by evidence only: an incomplete history is HISTORY_UNREADABLE's
+# reason, so KEY_CONSUMED always points at the facts that consumed the scope.
+consumed_by := [f | some f in others_facts; consuming(f)]
+
+stop contains reason(6, "KEY_CONSUMED", msg, consumed_by) if {
+	others_state in consumed_states
+	count(consumed_by) > 0
+	msg := sprintf("the scope is %s by the evidence of task(s) %s%s", [others_state, concat(", ", tasks_of(consumed_by)), weighed_also])
+}
+
+# Names the other scopes the gate weighed, when there are any.
+weighed_also := sprintf(" (with the scopes whose destination may be the same: %s)", [concat(", ", others)]) if {
+	others := [s.key | some s in q_scope; s.id != q.scope_id]
+	count(others) > 0
+} else := ""
+
+held_approaches := [a | some a in others_facts; not a.segment_ended; unresolved_approach(a, others_facts)]
+
+stop contains reason(6, "KEY_CONSUMED", msg, held_approaches) if {
+	count(held_approaches) > 0
+	msg := sprintf("task(s) %s hold an unresolved approach (%s) and may be about to cross", [concat(", ", tasks_of(held_approaches)), concat(", ", [a.type | some a in held_approaches])])
+}
+
+# Facts that can consume a scope, shown as the reason's evidence.
+consuming(f) if crossing(f)
+
+consuming(f) if label_claims_sent(f)
+
+consuming(f) if {
+	f.segment_ended
+	unresolved_approach(f, others_facts)
+}
+
+tasks_of(facts) := sort({f.task | some f in facts})
+
+# Everything the asking task itself did that crossed, or may have.
+own_crossed := [f | some f in own_facts; already_crossed(f)]
+
+stop contains reason(7, "ALREADY_CROSSED", msg, own_crossed) if {
+	count(own_crossed) > 0
+	msg := sprintf("task %s itself crossed or may have: %s", [q.task, concat(", ", [own_crossing_text(f) | some f in own_crossed])])
+}
+
+# A crossing in an ended segment: before an interruption (or the task's end).
+already_crossed(f) if {
+	crossing(f)
+	f.segment_ended
+}
+
+already_crossed(f) if {
+	crossing(f)
+	not f.segment_ended
+	not own_picker_before_send(f)
+}
+
+already_crossed(f) if label_claims_sent(f)
+
+# An approach left unresolved when its segment ended: the send control may
+# have fired.
+already_crossed(f) if {
+	f.segment_ended
+	unresolved_approach(f, own_facts)
+}
+
+own_crossing_text(f) := sprintf("label %s at %s", [f.label, f.ts]) if f.type == "status"
+else := sprintf("%s at %s, before its segment ended", [f.type, f.ts]) if f.segment_ended
+else := sprintf("%s at %s", [f.type, f.ts])
+
+# The task's own picker_accepted does not stop its own send check.
+own_picker_before_send(f) if {
+	f.type == "picker_accepted"
+	q.checkpoint == "send"
+}
+
+stop contains r if {
+	not asker_finished
+	executor != null
+	executor != q.task
+	r := {
+		"order": 8, "rule": "NOT_ELECTED",
+		"message": sprintf("task %s started earlier and is the elected executor", [executor]),
+		"evidence": [input.tasks[executor].start],
+	}
+}
+
+stop contains r if {
+	q.key != ""
+	asker_finished
+	t := input.tasks[q.task]
+	r := {
+		"order": 8, "rule": "NOT_ELECTED",
+		"message": sprintf("task %s %s: it is not eligible to cross", [q.task, finished_text(t)]),
+		"evidence": [t.start],
+	}
+}
+
+finished_text(t) := sprintf("was superseded by task %s (which resumes it)", [t.superseded_by]) if {
+	t.superseded_by != ""
+} else := "has ended"
+
+decision := "allow" if count(stop) == 0
+
+else := "stop"
+
+allow_reason := "AUTHORIZED_REDELIVERY" if {
+	q.scope != "original"
+} else := "ELECTED_EXECUTOR" if {
+	count(running_others) > 0
+} else := "PRIOR_NOT_SENT" if {
+	count(other_tasks) > 0
+} else := "NO_MATCHING_HISTORY"
+
+allow_message := sprintf("authorization %s opened this scope and task %s is its executor", [q.scope, q.task]) if {
+	allow_reason == "AUTHORIZED_REDELIVERY"
+} else := sprintf("task %s is the earliest running task of the scope", [q.task]) if {
+	allow_reason == "ELECTED_EXECUTOR"
+} else := sprintf("every earlier task of the scope ended without crossing (%s)", [concat(", ", [t.id | some t in other_tasks])]) if {
+	allow_reason == "PRIOR_NOT_SENT"
+} else := "no other task in the inputs has this key scope"
+
+gate := {
+	"decision": decision,
+	"state": q_state,
+	"executor": executor,
+	"reasons": reasons,
+}
+
+reasons := [r | some r in stop] if count(stop) > 0
+
+else := [{"order": 0, "rule": allow_reason, "message": allow_message, "evidence": []}]
+
+# ---------------------------------------------------------------------------
+# Helpers for speed (appended so that every rule above keeps its line, which
+# reports cite). A month of history is millions of facts, most of which no
+# rule looks at twice; OPA evaluates a function call for every fact a scan
+# meets, which costs several times an inline test. So scans test a fact's
+# type first with a set literal (the types the predicate after it can hold
+# for), the rules that compare each crossing with the scope's other facts
+# list the scope's crossings and gate checks once, and the classes come
+# from a table. policy/testdata/rules-reference.rego is these rules written
+# plainly; policy/reference_test.go holds both to the same decisions.
+
+# The crossings of a list of facts, in order: crossing(f) holds exactly
+# for these types.
+crossings_of(facts) := [f | some f in facts; f.type in {"picker_accepted", "send_fired", "request_sent", "outgoing_item_seen", "readback", "response"}]
+
+gate_checks_of(facts) := [f | some f in facts; f.type == "gate_check"]
+
+# fact_class(f) == class(f) for every fact: most types decide the class
+# alone; the others go through class.
+fact_class(f) := c if {
+	c := class_of_type[f.type]
+} else := class(f) if {
+	f.type in {"readback", "response", "gate_check"}
+} else := "other"
+
+class_of_type := {
+	"picker_accepted": "crossing", "send_fired": "crossing", "request_sent": "crossing",
+	"outgoing_item_seen": "crossing", "ui_changed": "uncertainty", "timeout": "uncertainty",
+	"response_lost": "uncertainty", "failure_shown": "uncertainty", "interrupted": "uncertainty",
+	"picker_opened": "approach", "picker_dismissed": "retreat", "status": "label",
+}
+
+# The fact types the rules above read in key scopes. A fact of any other
+# type (task_started, intent, task_ended, a tool's output, a type this
+# version does not know) has class "other" and decides nothing here, so the
+# engine gives these rules only the scope facts of these types
+# (policy/evaluate.go): a month of tool output costs reading, not
+# evaluation. policy/typefilter_test.go holds this set to the rules (every
+# event type named above is in it) and the filtered evaluation to the
+# whole. Users' rules always see every fact.
+scope_fact_types := {
+	"picker_opened", "picker_accepted", "picker_dismissed", "send_fired", "request_sent",
+	"outgoing_item_seen", "readback", "response", "ui_changed", "timeout", "response_lost",
+	"failure_shown", "interrupted", "status", "gate_check",
+}
