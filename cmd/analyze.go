@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/effectlint/effectlint/gate"
 	"github.com/effectlint/effectlint/policy"
 	"github.com/effectlint/effectlint/report"
 )
@@ -31,28 +32,14 @@ func newAnalyze(env Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			compiled := p.engineSoon(env, "finding")
-			// Only users' rules read facts' extra fields; no report shows them.
-			c.specFieldsOnly = len(p.policies) == 0
-			facts, err := load(env, args, &c)
+			g, err := newGate(env, &c, &p)
 			if err != nil {
 				return err
 			}
-			eng, err := compiled()
+			rep, err := g.Analyze(context.Background(), gate.AnalyzeRequest{Paths: args, FailOn: failOn})
 			if err != nil {
-				return err
+				return gateFailed(err)
 			}
-			// --timeout bounds each evaluation (a group of key scopes,
-			// users' rules), not the sum: histories grow by groups.
-			a, err := eng.Analyze(policy.EachEvaluationWithin(context.Background(), p.timeout), facts)
-			if err != nil {
-				return p.evalFailed(err)
-			}
-			rep, err := report.Build(facts, a, eng.Rules(), failOn)
-			if err != nil {
-				return fail(ExitError, "%v", err)
-			}
-			rep.Paths = args
 			if err := r.Analyze(env.Stdout, rep); err != nil {
 				return fail(ExitError, "writing the report: %v", err)
 			}
@@ -62,8 +49,8 @@ func newAnalyze(env Env) *cobra.Command {
 			// SPEC §7: a run that read no event never passes, whatever
 			// the rules found: every input was skipped, not recognized or
 			// empty, so nothing was judged.
-			if events := eventsRead(facts); events == 0 {
-				return fail(ExitError, "no event was read from %d input(s): nothing was judged (inputs not recognized, empty or skipped)", len(facts.Inputs))
+			if rep.Summary.Events == 0 {
+				return fail(ExitError, "no event was read from %d input(s): nothing was judged (inputs not recognized, empty or skipped)", rep.Summary.Inputs)
 			}
 			if rep.Summary.Failed {
 				return &exitError{code: ExitFindings, err: nil}

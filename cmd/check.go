@@ -1,11 +1,13 @@
 package cmd
 
 import (
+	"context"
 	"os"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
+	"github.com/effectlint/effectlint/gate"
 	"github.com/effectlint/effectlint/report"
 )
 
@@ -52,29 +54,16 @@ func newCheck(env Env) *cobra.Command {
 			if os.Getenv("GOGC") == "" {
 				defer debug.SetGCPercent(debug.SetGCPercent(400))
 			}
-			compiled := p.engineSoon(env, "stop")
-			// Only users' rules read facts' extra fields; no report shows them.
-			c.specFieldsOnly = len(p.policies) == 0
-			// What check cannot read may be a history: fail closed on it
-			// (--ignore leaves known non-histories out).
-			c.strictInputs = true
-			facts, err := load(env, args, &c)
+			g, err := newGate(env, &c, &p)
 			if err != nil {
 				return err
 			}
-			queries := facts.AskAll(task, checkpoint, spec)
-			facts.Query = queries[0]
-			eng, err := compiled()
-			if err != nil {
-				return err
+			d := g.Check(context.Background(), gate.Request{Task: task, Checkpoint: checkpoint, Intent: spec, Paths: args})
+			if d.Err != nil {
+				// Exit 2, which callers treat as stop (the decision is one).
+				return gateFailed(d.Err)
 			}
-			ctx, cancel := p.context()
-			defer cancel()
-			g, err := eng.CheckEach(ctx, facts, queries)
-			if err != nil {
-				return p.evalFailed(err)
-			}
-			rep := report.BuildCheck(facts, g)
+			rep := d.CheckReport
 			if err := r.Check(env.Stdout, rep); err != nil {
 				return fail(ExitError, "writing the decision: %v", err)
 			}

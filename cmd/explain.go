@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/gate"
 	"github.com/effectlint/effectlint/report"
 )
 
@@ -54,13 +55,17 @@ printed (whatever it says), 2 on any error.`,
 					return fail(ExitError, "--key: %v", err)
 				}
 			}
-			facts, err := load(env, args, &c)
+			g, err := newGate(env, &c, &p, gate.WithPoliciesOfEitherKind())
 			if err != nil {
 				return err
 			}
-			eng, err := p.engine(env, "")
+			facts, err := g.Facts(args)
 			if err != nil {
-				return err
+				return gateFailed(err)
+			}
+			eng, err := g.Engine()
+			if err != nil {
+				return gateFailed(err)
 			}
 			ctx, cancel := p.context()
 			defer cancel()

@@ -12,9 +12,13 @@ func newFacts(env Env) *cobra.Command {
 		Use:   "facts [flags] PATH...",
 		Short: "Print the exact input the policy sees, as JSON",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			facts, err := load(env, args, &c)
+			g, err := newGate(env, &c, nil)
 			if err != nil {
 				return err
+			}
+			facts, err := g.Facts(args)
+			if err != nil {
+				return gateFailed(err)
 			}
 			enc := json.NewEncoder(env.Stdout)
 			enc.SetIndent("", "  ")

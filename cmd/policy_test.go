@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/effectlint/effectlint/gate"
 	"github.com/effectlint/effectlint/policy"
-	"github.com/effectlint/effectlint/report"
 )
 
 // Tests of users' rules on the command line: --policy, --data, --timeout
@@ -296,19 +296,11 @@ func TestAnalyze_UserRuleMetadataReachesTheReport(t *testing.T) {
 	// SARIF and other renderers describe rules from Report.Rules (the
 	// engine's Rules()): a user rule's METADATA must be there.
 	p := policyFlags{policies: []string{examplePolicies}, data: []string{exampleData}, timeout: DefaultTimeout}
-	eng, err := p.engine(Env{}, "finding")
+	g, err := newGate(Env{}, &commonFlags{}, &p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	facts, err := load(Env{Stdin: strings.NewReader("")}, []string{incident}, &commonFlags{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := eng.Analyze(t.Context(), facts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := report.Build(facts, a, eng.Rules(), "high")
+	rep, err := g.Analyze(t.Context(), gate.AnalyzeRequest{Paths: []string{incident}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,14 +3,12 @@
 package cmd
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"path"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -110,15 +108,6 @@ a task may cross the delivery boundary now, and which tasks did something risky.
 	return root
 }
 
-// eventsRead counts the events read from every input.
-func eventsRead(f *analyzer.Facts) int {
-	n := 0
-	for _, in := range f.Inputs {
-		n += in.Events
-	}
-	return n
-}
-
 // commonFlags are the flags of the commands that read inputs.
 type commonFlags struct {
 	// pathMaps are --path-map FROM=TO; ignore are --ignore globs.
@@ -135,9 +124,6 @@ type commonFlags struct {
 	inputFormat   string
 	profile       string
 	requireChecks bool
-	// specFieldsOnly: the run shows no extra field of any fact, so the
-	// readers need not keep them (transcripts.Options.SpecFieldsOnly).
-	specFieldsOnly bool
 }
 
 func (c *commonFlags) register(cmd *cobra.Command) {
@@ -206,71 +192,4 @@ func (c *commonFlags) renderer() (report.Renderer, error) {
 		return nil, fail(ExitError, "--format: %v", err)
 	}
 	return r, nil
-}
-
-// load reads the inputs and builds the facts.
-func load(env Env, paths []string, c *commonFlags) (*analyzer.Facts, error) {
-	if len(paths) == 0 {
-		return nil, fail(ExitError, "no input: name files or directories, or - for standard input")
-	}
-	b := analyzer.New()
-	maps, err := c.parsePathMaps()
-	if err != nil {
-		return nil, err
-	}
-	b.MapPaths(maps...)
-	ignore, err := c.ignoreFunc()
-	if err != nil {
-		return nil, err
-	}
-	add := b.Add
-	var asOf time.Time
-	if c.asOf != "" {
-		var err error
-		asOf, err = time.Parse(time.RFC3339Nano, c.asOf)
-		if err != nil {
-			return nil, fail(ExitError, "--as-of %q is not an RFC 3339 time with offset", c.asOf)
-		}
-		add = func(e transcripts.Event) {
-			if !e.TS.After(asOf) {
-				b.Add(e)
-			}
-		}
-	}
-	if c.maxLineBytes < 0 {
-		return nil, fail(ExitError, "--max-line-bytes must not be negative (0: the default), not %d", c.maxLineBytes)
-	}
-	if c.maxProblems < 0 {
-		return nil, fail(ExitError, "--max-problems must be 0 (list all) or more, not %d", c.maxProblems)
-	}
-	opt := transcripts.Options{Stdin: env.Stdin, MaxLineBytes: c.maxLineBytes, InputFormat: c.inputFormat, MaxProblems: c.maxProblems,
-		SpecFieldsOnly: c.specFieldsOnly, Ignore: ignore, UnrecognizedIsProblem: c.strictInputs, AsOf: asOf}
-	if c.maxProblems == 0 {
-		opt.MaxProblems = -1 // no limit
-	}
-	if c.profile != "" {
-		p, err := transcripts.LoadProfile(c.profile)
-		if err != nil {
-			return nil, fail(ExitError, "%v", err)
-		}
-		opt.Profile = p
-	}
-	res, err := transcripts.Read(paths, opt, add)
-	if err != nil {
-		return nil, fail(ExitError, "%v", err)
-	}
-	if len(res.Inputs) == 0 {
-		return nil, fail(ExitError, "no input: no transcript files (.jsonl, .ndjson, .json, optionally .gz) in %v", paths)
-	}
-	facts := b.Build(res)
-	facts.Options.RequireChecks = c.requireChecks
-	return facts, nil
-}
-
-func engine(env Env) (*policy.Engine, error) {
-	e, err := policy.CompileCached(context.Background(), policy.Config{Builtin: []policy.Module{env.builtinRules()}})
-	if err != nil {
-		return nil, fail(ExitError, "%v", err)
-	}
-	return e, nil
 }

@@ -192,7 +192,11 @@ func assertSameMultiset(t *testing.T, what string, got, want []string) {
 // honest: each finding id of SPEC §6 (as the rules' METADATA lists them) and
 // each gate reason of SPEC §5 is expected by at least one scenario.
 func TestScenarios_CoverEveryFindingAndGateReason(t *testing.T) {
-	eng, err := engine(Env{})
+	g, err := newGate(Env{}, &commonFlags{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := g.Engine()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +207,7 @@ func TestScenarios_CoverEveryFindingAndGateReason(t *testing.T) {
 	if len(want) != 14 {
 		t.Errorf("the rules describe %d finding ids, SPEC §6 has 14", len(want))
 	}
-	for _, r := range []string{"UNKNOWN_TASK", "NO_KEY", "HISTORY_UNREADABLE", "UNKNOWN_AUTHORIZATION", "KEY_CONSUMED",
+	for _, r := range []string{"UNKNOWN_TASK", "NO_KEY", "HISTORY_UNREADABLE", "UNKEYED_CROSSING", "UNKNOWN_AUTHORIZATION", "KEY_CONSUMED",
 		"ALREADY_CROSSED", "NOT_ELECTED", "NO_MATCHING_HISTORY", "PRIOR_NOT_SENT", "ELECTED_EXECUTOR", "AUTHORIZED_REDELIVERY"} {
 		want["gate "+r] = true
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/effectlint/effectlint/gate"
 	"github.com/effectlint/effectlint/policy"
 	"github.com/effectlint/effectlint/report"
 	"github.com/effectlint/effectlint/scenario"
@@ -42,11 +43,15 @@ hold transcripts). Closes with "N passed, N failed". Exit 1 on a mismatch,
 				fmt.Fprintln(env.Stdout, "0 passed, 0 failed")
 				return fail(ExitError, "no case in %s: a case is a folder with transcripts and an %s (--update records new ones)", dir, scenario.ExpectedFile)
 			}
-			eng, err := p.engine(env, "")
+			c := commonFlags{maxLineBytes: maxLineBytes}
+			g, err := newGate(env, &c, &p, gate.WithIgnore(scenario.IsExpected), gate.WithPoliciesOfEitherKind())
 			if err != nil {
 				return err
 			}
-			opt := scenario.Options{Engine: eng, Context: p.context, MaxLineBytes: maxLineBytes}
+			if _, err := g.Engine(); err != nil {
+				return gateFailed(err) // the policy, before any case
+			}
+			opt := scenario.Options{Gate: g}
 			w := env.Stdout
 			passed, failed, updated := 0, 0, 0
 			var policyErr error
@@ -62,8 +67,9 @@ hold transcripts). Closes with "N passed, N failed". Exit 1 on a mismatch,
 				actual, err := scenario.Run(c, exp.Checks, opt)
 				if err != nil {
 					var pe *policy.Error
-					if errors.As(err, &pe) || errors.Is(err, policy.ErrTimeout) {
-						policyErr = p.evalFailed(err)
+					var te *gate.TimeoutError
+					if errors.As(err, &pe) || errors.As(err, &te) {
+						policyErr = gateFailed(err)
 					}
 					fmt.Fprintf(w, "ERROR %s\n  %s\n", c.Dir, escapeLines(err.Error(), "  "))
 					failed++

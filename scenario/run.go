@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/effectlint/effectlint/analyzer"
-	"github.com/effectlint/effectlint/policy"
+	"github.com/effectlint/effectlint/gate"
 	"github.com/effectlint/effectlint/transcripts"
 )
 
@@ -81,73 +81,33 @@ func holdsTranscripts(dir string) bool {
 
 // Options configure Run.
 type Options struct {
-	Engine *policy.Engine
-	// Context gives each evaluation its context (the --timeout).
-	Context      func() (context.Context, context.CancelFunc)
-	MaxLineBytes int
+	// Gate answers the case's questions; it must leave out each case's
+	// expected.yaml (gate.WithIgnore(IsExpected)).
+	Gate *gate.Gate
 }
 
-// isExpected leaves every case's expected.yaml out of its history.
-func isExpected(path string) bool { return filepath.Base(path) == ExpectedFile }
+// IsExpected says whether a path is a case's expected.yaml, which is no
+// history.
+func IsExpected(path string) bool { return filepath.Base(path) == ExpectedFile }
 
-// Run reads the case's transcripts once, analyzes them, and asks each of
-// questions (their Decision and Reasons are ignored) afresh over the
-// history up to its as_of. The result has the shape of Expected.
+// Run analyzes the case's transcripts and asks each of questions (their
+// Decision and Reasons are ignored) afresh over the history up to its
+// as_of, through the same gate as every other caller. The result has the
+// shape of Expected. A check the gate could not make is an error.
 func Run(c Case, questions []Check, opt Options) (*Expected, error) {
-	// The case is read once, and once more for each replay time, as
-	// --as-of reads it: readers that decide over a whole document see it
-	// as written at that time.
-	read := func(asOf time.Time) ([]transcripts.Event, transcripts.Result, error) {
-		var events []transcripts.Event
-		res, err := transcripts.Read([]string{c.Dir}, transcripts.Options{MaxLineBytes: opt.MaxLineBytes, Ignore: isExpected, AsOf: asOf},
-			func(e transcripts.Event) { events = append(events, e) })
-		return events, res, err
-	}
-	events, res, err := read(time.Time{})
+	ctx := context.Background()
+	rep, err := opt.Gate.Analyze(ctx, gate.AnalyzeRequest{Paths: []string{c.Dir}, FailOn: "none"})
 	if err != nil {
 		return nil, err
 	}
-	if len(res.Inputs) == 0 {
-		return nil, fmt.Errorf("no transcript files (.jsonl, .ndjson, .json, optionally .gz) in %s", c.Dir)
-	}
-	build := func(asOf time.Time) (*analyzer.Facts, error) {
-		evs, r := events, res
-		if !asOf.IsZero() {
-			var err error
-			if evs, r, err = read(asOf); err != nil {
-				return nil, err
-			}
-		}
-		b := analyzer.New()
-		for _, e := range evs {
-			if asOf.IsZero() || !e.TS.After(asOf) {
-				b.Add(e)
-			}
-		}
-		return b.Build(r), nil
-	}
-
 	out := &Expected{States: map[string]map[string]string{}, Findings: map[string]Tasks{}}
-	facts, err := build(time.Time{})
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := opt.Context()
-	a, err := opt.Engine.Analyze(ctx, facts)
-	cancel()
-	if err != nil {
-		return nil, err
-	}
-	if len(a.Scopes) != len(facts.Scopes) {
-		return nil, fmt.Errorf("policy judged %d key scopes, the facts hold %d", len(a.Scopes), len(facts.Scopes))
-	}
-	for i, sc := range facts.Scopes {
-		if out.States[sc.Key] == nil {
-			out.States[sc.Key] = map[string]string{}
+	for _, k := range rep.Keys {
+		if out.States[k.Key] == nil {
+			out.States[k.Key] = map[string]string{}
 		}
-		out.States[sc.Key][sc.Scope] = a.Scopes[i].State
+		out.States[k.Key][k.Scope] = k.State
 	}
-	for _, f := range a.Findings {
+	for _, f := range rep.Findings {
 		task := NoTask
 		if f.Task != nil {
 			task = *f.Task
@@ -168,19 +128,13 @@ func Run(c Case, questions []Check, opt Options) (*Expected, error) {
 		if err != nil {
 			return nil, fmt.Errorf("check %d (%s): %v", i+1, q.Question(), err)
 		}
-		f, err := build(asOf)
-		if err != nil {
-			return nil, err
+		d := opt.Gate.Check(ctx, gate.Request{Task: q.Task, Checkpoint: q.checkpoint(), Intent: spec, Paths: []string{c.Dir}, AsOf: asOf})
+		if d.Err != nil {
+			return nil, fmt.Errorf("check %d (%s): %w", i+1, q.Question(), d.Err)
 		}
-		ctx, cancel := opt.Context()
-		g, err := opt.Engine.CheckEach(ctx, f, f.AskAll(q.Task, q.checkpoint(), spec))
-		cancel()
-		if err != nil {
-			return nil, fmt.Errorf("check %d (%s): %w", i+1, q.Question(), err)
-		}
-		got.Decision = g.Decision
+		got.Decision = d.Decision
 		got.Reasons = Tasks{}
-		for _, r := range g.Reasons {
+		for _, r := range d.Reasons {
 			got.Reasons = append(got.Reasons, r.Rule)
 		}
 		out.Checks = append(out.Checks, got)
