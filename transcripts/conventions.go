@@ -234,6 +234,9 @@ type ToolCall struct {
 	Task string
 	TS   time.Time
 	ID   string
+	// Seq: the n-th distinct call of its task under ID (a provider or a
+	// proxy reusing ids); above 1 its intent is "call:<ID>~<Seq>".
+	Seq  int
 	Name string
 	Args string // JSON object text
 	Line int    // where the call is recorded (line, or event index)
@@ -267,6 +270,8 @@ type conventions struct {
 
 	// hold: a call's events wait for its result (or the end of the
 	// input), so that a call that never ran leaves no crossing.
+	agentCalls []agentCall // Claude Code Task/Agent calls of this input
+
 	hold    bool
 	holding string
 	held    map[string][]Event
@@ -508,6 +513,15 @@ func (c *conventions) Call(tc ToolCall) {
 	}
 }
 
+// callName names the call in intent ids: its id, and which call under
+// that id it is when the id was reused.
+func (tc ToolCall) callName() string {
+	if tc.Seq > 1 {
+		return fmt.Sprintf("%s~%d", tc.ID, tc.Seq)
+	}
+	return tc.ID
+}
+
 func argString(r gjson.Result) string {
 	if r.Type == gjson.String {
 		return r.Str
@@ -535,7 +549,7 @@ func (c *conventions) apply(r *compiledRule, u unit, tc ToolCall, server, name s
 	for _, dest := range dests {
 		for _, content := range contents {
 			*n++
-			id := "call:" + tc.ID
+			id := "call:" + tc.callName()
 			if tc.ID == "" {
 				id = fmt.Sprintf("call@%d", tc.Line)
 			}
@@ -559,7 +573,7 @@ func (c *conventions) apply(r *compiledRule, u unit, tc ToolCall, server, name s
 		if !r.Content.empty() {
 			// A delivery whose destination or content cannot be found stays
 			// evidence, tied to no key (UNKEYED_CROSSING), never nothing.
-			f["intent"] = "unkeyed-call:" + tc.ID
+			f["intent"] = "unkeyed-call:" + tc.callName()
 		}
 		c.event(tc.Task, tc.TS, tc.Line, r.Evidence, f)
 	}
