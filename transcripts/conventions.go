@@ -445,7 +445,7 @@ func (c *conventions) judgeParts(tc ToolCall, name string, rules []*compiledRule
 		u := unit{text: parts[i].text, parts: parts, i: i}
 		one := func(rs []*compiledRule) []judged {
 			for _, r := range rs {
-				if r.Shell && r.toolMatches(name) && r.matches.MatchString(u.text) {
+				if r.Shell && r.toolMatches(name) && (r.matches.MatchString(u.text) || r.matches.MatchString(parts[i].unquoted())) {
 					return []judged{{r, u}}
 				}
 			}
@@ -605,9 +605,20 @@ func (c *conventions) intentsOf(r *compiledRule, u unit, tc ToolCall, server, na
 	if len(dests) == 0 {
 		return nil, nil
 	}
-	contents := contentsOf(r, tc.Args, u, tc.Cwd)
+	cwd, known := unitCwd(u, tc.Cwd)
+	contents := contentsOf(r, tc.Args, u, cwd)
 	if len(contents) == 0 {
 		return nil, nil
+	}
+	if !known {
+		// The command runs in a directory the line changed to in a way
+		// not followed: a relative file it names cannot be found, so
+		// the delivery stays without a key (fail closed).
+		for _, c := range contentsOf(r, tc.Args, u, "") {
+			if p, ok := c["path"].(string); ok && !filepath.IsAbs(p) {
+				return nil, nil
+			}
+		}
 	}
 	return dests, contents
 }
