@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -47,6 +49,14 @@ func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 			in.Notices = append(in.Notices, fmt.Sprintf("the profile's source (detect %q) also claims this file; read as a Claude Code session (--input-format profile reads it as the profile's format)", clip(s.Detect, 80)))
 		}
 		typ := r.Get("type").String()
+		if known := claudeVariant(typ, claudeCodeTypes); known != "" {
+			// SPEC §3, as for native types: a misspelt known type or
+			// another type, it cannot be told; read as unknown, the
+			// evidence it carries would be lost.
+			in.addProblem(Problem{File: in.Path, Line: l.num, Task: r.Get("sessionId").String(),
+				Message: fmt.Sprintf("type %q differs from %s only in letter case or separators: a misspelt %s or another type, it cannot be told", clip(typ, 60), known, known)})
+			return
+		}
 		if !claudeCodeTypes[typ] {
 			unknown[clip(typ, 40)]++
 		}
@@ -85,11 +95,18 @@ func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 				line.ts = t
 			}
 			line.agent = r.Get("data.agentId").String()
+			if line.agent != "" {
+				// The subagent a Task/Agent call started is named by its
+				// progress (parentToolUseID): it is known, result or not.
+				if p := r.Get("parentToolUseID").String(); p != "" && rn.once("agent-named:"+p) {
+					rn.seen["agent-of:"+p+"\x00"+line.agent] = true
+				}
+			}
 			if line.agent == "" {
 				// Whose line this copies cannot be told: a problem of
 				// this line, unless it is a copy of a line read anyway
 				// (decided at the end of the input).
-				orphans = append(orphans, orphanCopy{line: l.num, uuid: msg.Get("uuid").String()})
+				orphans = append(orphans, orphanCopy{line: l.num, uuid: msg.Get("uuid").String(), fp: lineFingerprint(msg)})
 				return
 			}
 			rn.claudeRecord(conv, line, msg)
@@ -97,6 +114,7 @@ func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 		}
 		rn.claudeRecord(conv, line, r)
 	})
+	rn.agentsWithoutResult(conv, in)
 	if len(unknown) > 0 {
 		var kinds []string
 		for k, n := range unknown {
@@ -116,8 +134,8 @@ func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 
 // orphanCopy is a progress copy of a subagent line without its agent id.
 type orphanCopy struct {
-	line int
-	uuid string
+	line     int
+	uuid, fp string
 }
 
 // orphanProblems: a copy whose line was read (by uuid, anywhere earlier in
@@ -128,7 +146,7 @@ type orphanCopy struct {
 // its input is read. Fail closed.
 func (rn *run) orphanProblems(in *Input, orphans []orphanCopy) {
 	for _, o := range orphans {
-		if o.uuid != "" && rn.seen["uuid:"+o.uuid] {
+		if o.uuid != "" && rn.seen["line:"+o.uuid+"\x00"+o.fp] {
 			continue
 		}
 		in.addProblem(Problem{File: in.Path, Line: o.line,
@@ -162,9 +180,136 @@ func (rn *run) once(key string) bool {
 	return true
 }
 
+// Copies. Resumed and forked sessions copy earlier lines verbatim (same
+// uuid, same content, the new session's id), and progress lines copy
+// subagent lines: a line is a copy, read once per run, when a line of its
+// uuid with the same content (its type, subtype and message content) was
+// read. A line that shares a uuid but says something else is another line;
+// a tool_use that shares its id with an earlier call but is another call
+// (another line, another name or input) is another call, never dropped: a
+// provider or a proxy may reuse ids, and two sessions may share them.
+// Such a call's intent is "call:<id>~<n>" (the n-th call of its task
+// under that id). A result answers the latest call of its id: a copied result
+// line still answers a call that waits for a result under its id.
+
+// lineFingerprint is what two lines must share to be copies of each other.
+func lineFingerprint(r gjson.Result) string {
+	var b strings.Builder
+	b.WriteString(r.Get("type").String())
+	b.WriteByte(0)
+	b.WriteString(r.Get("subtype").String())
+	b.WriteByte(0)
+	canonicalJSON(&b, r.Get("message.content"))
+	return sha256Hex(b.String())
+}
+
+// canonicalJSON writes a JSON value with object keys in order and strings
+// decoded, so that two serializations of one value are one text.
+func canonicalJSON(b *strings.Builder, r gjson.Result) {
+	switch {
+	case r.IsObject():
+		type kv struct {
+			k string
+			v gjson.Result
+		}
+		var kvs []kv
+		r.ForEach(func(k, v gjson.Result) bool {
+			kvs = append(kvs, kv{k.String(), v})
+			return true
+		})
+		sort.SliceStable(kvs, func(i, j int) bool { return kvs[i].k < kvs[j].k })
+		b.WriteByte('{')
+		for i, x := range kvs {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(b, "%q:", x.k)
+			canonicalJSON(b, x.v)
+		}
+		b.WriteByte('}')
+	case r.IsArray():
+		b.WriteByte('[')
+		i := 0
+		r.ForEach(func(_, v gjson.Result) bool {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			i++
+			canonicalJSON(b, v)
+			return true
+		})
+		b.WriteByte(']')
+	case r.Type == gjson.String:
+		fmt.Fprintf(b, "%q", r.Str)
+	default:
+		b.WriteString(r.Raw)
+	}
+}
+
+// claudeContentTypes are the content item types of Claude Code messages.
+var claudeContentTypes = map[string]bool{"text": true, "tool_use": true, "tool_result": true, "thinking": true,
+	"redacted_thinking": true, "image": true, "document": true, "server_tool_use": true,
+	"web_search_tool_result": true, "web_fetch_tool_result": true, "tool_reference": true,
+	"mcp_tool_use": true, "mcp_tool_result": true, "container_upload": true, "search_result": true}
+
+// claudeVariant returns the type of known that typ differs from only in
+// letter case or separators ("Assistant", "Tool_use", "tool-use",
+// "toolUse"); "" when there is none or typ is known itself.
+func claudeVariant(typ string, known map[string]bool) string {
+	if known[typ] || len(typ) > 64 {
+		return ""
+	}
+	norm := func(s string) (string, bool) {
+		var b strings.Builder
+		for i := 0; i < len(s); i++ {
+			switch c := s[i]; {
+			case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+				b.WriteByte(c)
+			case c >= 'A' && c <= 'Z':
+				b.WriteByte(c + 'a' - 'A')
+			case c == '_' || c == '-' || c == '.' || c == ' ' || c == '\t' || c == '/' || c == ':':
+			default:
+				return "", false
+			}
+		}
+		return b.String(), true
+	}
+	n, ok := norm(typ)
+	if !ok || n == "" {
+		return ""
+	}
+	var hits []string
+	for k := range known {
+		if m, _ := norm(k); m == n {
+			hits = append(hits, k)
+		}
+	}
+	sort.Strings(hits)
+	if len(hits) == 0 {
+		return ""
+	}
+	return hits[0]
+}
+
 func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
-	if u := r.Get("uuid").String(); u != "" && !rn.once("uuid:"+u) {
-		return
+	u := r.Get("uuid").String()
+	if u != "" {
+		rn.seen["uuid:"+u] = true
+		if !rn.once("line:" + u + "\x00" + lineFingerprint(r)) {
+			// A copy: read already. Its results still answer a call
+			// that waits under their id (one that reused the id since).
+			if r.Get("type").String() == "user" {
+				r.Get("message.content").ForEach(func(_, item gjson.Result) bool {
+					if item.Get("type").String() == "tool_result" {
+						if id := item.Get("tool_use_id").String(); id != "" && conv.pending[id] != nil {
+							rn.claudeResult(conv, l, item)
+						}
+					}
+					return true
+				})
+			}
+			return
+		}
 	}
 	task := l.task()
 	if rn.once("task:" + task) {
@@ -174,24 +319,47 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 		}
 		conv.lifecycle(task, l.ts, l.num, "task_started", fields)
 	}
+	content := r.Get("message.content")
+	content.ForEach(func(_, item gjson.Result) bool {
+		if t := item.Get("type"); t.Type == gjson.String {
+			if known := claudeVariant(t.Str, claudeContentTypes); known != "" {
+				conv.in.addProblem(Problem{File: conv.in.Path, Line: l.num, Task: task,
+					Message: fmt.Sprintf("content item type %q differs from %s only in letter case or separators: a misspelt %s or another type, it cannot be told", clip(t.Str, 60), known, known)})
+			}
+		}
+		return true
+	})
 	switch r.Get("type").String() {
 	case "assistant":
-		r.Get("message.content").ForEach(func(_, item gjson.Result) bool {
+		content.ForEach(func(_, item gjson.Result) bool {
 			if item.Get("type").String() == "tool_use" {
 				id := item.Get("id").String()
-				if id == "" || rn.once("tool_use:"+id) {
-					name := item.Get("name").String()
-					if name == "Task" || name == "Agent" {
-						rn.seen["agent-call:"+id] = true
+				name := item.Get("name").String()
+				input := item.Get("input")
+				seq := 0
+				if id != "" {
+					var b strings.Builder
+					b.WriteString(name)
+					b.WriteByte(0)
+					canonicalJSON(&b, input)
+					if !rn.once("call:" + id + "\x00" + u + "\x00" + sha256Hex(b.String())) {
+						return true // this call, copied in a line that is no copy
 					}
-					conv.Call(ToolCall{Task: task, TS: l.ts, ID: id, Name: name,
-						Args: item.Get("input").Raw, Line: l.num, Cwd: l.cwd})
+					for seq = 1; !rn.once(fmt.Sprintf("tool_use:%s\x00%s#%d", task, id, seq)); seq++ {
+					}
 				}
+				if name == "Task" || name == "Agent" {
+					rn.seen["agent-call:"+id] = true
+					if id != "" {
+						conv.agentCalls = append(conv.agentCalls, agentCall{id: id, task: task, line: l.num, ts: l.ts, session: l.session})
+					}
+				}
+				conv.Call(ToolCall{Task: task, TS: l.ts, ID: id, Seq: seq, Name: name,
+					Args: input.Raw, Line: l.num, Cwd: l.cwd})
 			}
 			return true
 		})
 	case "user":
-		content := r.Get("message.content")
 		if content.Type == gjson.String {
 			rn.claudeText(conv, l, task, content.Str)
 			return
@@ -200,13 +368,7 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 		content.ForEach(func(_, item gjson.Result) bool {
 			switch item.Get("type").String() {
 			case "tool_result":
-				id := item.Get("tool_use_id").String()
-				if id != "" && rn.once("result:"+id) {
-					res := toolResult{TS: l.ts, Error: item.Get("is_error").Bool(), Line: l.num,
-						Output: claudeText(item.Get("content"))}
-					res.Denied, res.DeniedByGate = hookDenied(res)
-					conv.Result(id, res)
-				}
+				rn.claudeResult(conv, l, item)
 			case "text":
 				rn.claudeText(conv, l, task, item.Get("text").String())
 			}
@@ -217,6 +379,89 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 			conv.lifecycle(task, l.ts, l.num, "interrupted", map[string]any{"reason": "context_reset"})
 		}
 	}
+}
+
+// claudeResult: a tool_result answers the latest call of its id.
+func (rn *run) claudeResult(conv *conventions, l claudeLine, item gjson.Result) {
+	id := item.Get("tool_use_id").String()
+	if id == "" {
+		return
+	}
+	rn.seen["answered:"+id] = true
+	res := toolResult{TS: l.ts, Error: item.Get("is_error").Bool(), Line: l.num,
+		Output: claudeText(item.Get("content"))}
+	res.Denied, res.DeniedByGate = hookDenied(res)
+	conv.Result(id, res)
+}
+
+// agentCall is a Task/Agent call: it starts a subagent.
+type agentCall struct {
+	id, task, session string
+	line              int
+	ts                time.Time
+}
+
+// agentsWithoutResult: a Task/Agent call whose result is in no line read
+// (a session cut while its subagent ran) started a subagent that may have
+// delivered. When the subagent is named anyway (by its progress lines'
+// parentToolUseID, or by its subagents/agent-X.meta.json next to the
+// session, which names the call as toolUseId) it is a spawned child:
+// its own file known to the run, or a referenced task without history.
+// Otherwise it is a problem of the session: a history that cannot be
+// named (incomplete, fail closed).
+func (rn *run) agentsWithoutResult(conv *conventions, in *Input) {
+	var metas map[string]string // toolUseId → agentId
+	for _, a := range conv.agentCalls {
+		if rn.seen["answered:"+a.id] {
+			continue
+		}
+		agent := ""
+		for k := range rn.seen {
+			if strings.HasPrefix(k, "agent-of:"+a.id+"\x00") && rn.seen[k] {
+				if x := strings.TrimPrefix(k, "agent-of:"+a.id+"\x00"); agent == "" || x < agent {
+					agent = x
+				}
+			}
+		}
+		if agent == "" {
+			if metas == nil {
+				metas = subagentMetas(in.Path, a.session)
+			}
+			agent = metas[a.id]
+		}
+		if agent != "" {
+			child := a.session + "/agent-" + agent
+			if child != a.task && rn.once("spawned:"+child) {
+				conv.lifecycle(a.task, a.ts, a.line, "task_spawned", map[string]any{"child": child})
+			}
+			continue
+		}
+		in.addProblem(Problem{File: in.Path, Line: a.line, Task: a.task,
+			Message: fmt.Sprintf("a subagent started by call %s has no result in this history and nothing names it: its history cannot be named, and it may have delivered", clip(a.id, 80))})
+	}
+}
+
+// subagentMetas reads <session>/subagents/agent-*.meta.json next to a
+// session file: the Task/Agent call (toolUseId) each subagent answers.
+func subagentMetas(path, session string) map[string]string {
+	out := map[string]string{}
+	if path == "" || path == "-" || session == "" {
+		return out
+	}
+	dir := filepath.Join(filepath.Dir(path), session, "subagents")
+	files, _ := filepath.Glob(filepath.Join(dir, "agent-*.meta.json"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		id := gjson.GetBytes(b, "toolUseId").String()
+		agent := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "agent-"), ".meta.json")
+		if id != "" && agent != "" {
+			out[id] = agent
+		}
+	}
+	return out
 }
 
 var agentIDText = regexp.MustCompile(`(?m)^agentId: ([A-Za-z0-9_-]+)`)

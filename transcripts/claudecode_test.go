@@ -434,11 +434,20 @@ func TestClaudeCode_ProgressCopiesWithoutAnAgentIDAreProblems(t *testing.T) {
 	}
 	// A copy of a line of the same input is a duplicate.
 	s = &cc{session: "s1", cwd: "/w"}
+	orig := copyOf("sub-u1")["data"].(map[string]any)["message"].(map[string]any)
 	s.add(map[string]any{"type": "assistant", "isSidechain": true, "agentId": "a1", "uuid": "sub-u1",
-		"message": map[string]any{"role": "assistant", "content": []any{}}})
+		"message": orig["message"]})
 	s.add(copyOf("sub-u1"))
 	if in, _ := readSession(t, s); len(in.Problems) != 0 {
 		t.Errorf("a copy of a line read is a problem: %+v", in.Problems)
+	}
+	// A line of that uuid that says something else is not the one copied.
+	s = &cc{session: "s1", cwd: "/w"}
+	s.add(map[string]any{"type": "assistant", "isSidechain": true, "agentId": "a1", "uuid": "sub-u1",
+		"message": map[string]any{"role": "assistant", "content": []any{}}})
+	s.add(copyOf("sub-u1"))
+	if in, _ := readSession(t, s); len(in.Problems) != 1 {
+		t.Errorf("a copy of another line's uuid with other content is no problem: %+v", in.Problems)
 	}
 }
 

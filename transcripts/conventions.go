@@ -234,6 +234,9 @@ type ToolCall struct {
 	Task string
 	TS   time.Time
 	ID   string
+	// Seq: the n-th distinct call of its task under ID (a provider or a
+	// proxy reusing ids); above 1 its intent is "call:<ID>~<Seq>".
+	Seq  int
 	Name string
 	Args string // JSON object text
 	Line int    // where the call is recorded (line, or event index)
@@ -267,6 +270,8 @@ type conventions struct {
 
 	// hold: a call's events wait for its result (or the end of the
 	// input), so that a call that never ran leaves no crossing.
+	agentCalls []agentCall // Claude Code Task/Agent calls of this input
+
 	hold    bool
 	holding string
 	held    map[string][]Event
@@ -440,7 +445,7 @@ func (c *conventions) judgeParts(tc ToolCall, name string, rules []*compiledRule
 		u := unit{text: parts[i].text, parts: parts, i: i}
 		one := func(rs []*compiledRule) []judged {
 			for _, r := range rs {
-				if r.Shell && r.toolMatches(name) && r.matches.MatchString(u.text) {
+				if r.Shell && r.toolMatches(name) && (r.matches.MatchString(u.text) || r.matches.MatchString(parts[i].unquoted())) {
 					return []judged{{r, u}}
 				}
 			}
@@ -508,6 +513,15 @@ func (c *conventions) Call(tc ToolCall) {
 	}
 }
 
+// callName names the call in intent ids: its id, and which call under
+// that id it is when the id was reused.
+func (tc ToolCall) callName() string {
+	if tc.Seq > 1 {
+		return fmt.Sprintf("%s~%d", tc.ID, tc.Seq)
+	}
+	return tc.ID
+}
+
 func argString(r gjson.Result) string {
 	if r.Type == gjson.String {
 		return r.Str
@@ -535,7 +549,7 @@ func (c *conventions) apply(r *compiledRule, u unit, tc ToolCall, server, name s
 	for _, dest := range dests {
 		for _, content := range contents {
 			*n++
-			id := "call:" + tc.ID
+			id := "call:" + tc.callName()
 			if tc.ID == "" {
 				id = fmt.Sprintf("call@%d", tc.Line)
 			}
@@ -559,7 +573,7 @@ func (c *conventions) apply(r *compiledRule, u unit, tc ToolCall, server, name s
 		if !r.Content.empty() {
 			// A delivery whose destination or content cannot be found stays
 			// evidence, tied to no key (UNKEYED_CROSSING), never nothing.
-			f["intent"] = "unkeyed-call:" + tc.ID
+			f["intent"] = "unkeyed-call:" + tc.callName()
 		}
 		c.event(tc.Task, tc.TS, tc.Line, r.Evidence, f)
 	}
@@ -591,9 +605,20 @@ func (c *conventions) intentsOf(r *compiledRule, u unit, tc ToolCall, server, na
 	if len(dests) == 0 {
 		return nil, nil
 	}
-	contents := contentsOf(r, tc.Args, u, tc.Cwd)
+	cwd, known := unitCwd(u, tc.Cwd)
+	contents := contentsOf(r, tc.Args, u, cwd)
 	if len(contents) == 0 {
 		return nil, nil
+	}
+	if !known {
+		// The command runs in a directory the line changed to in a way
+		// not followed: a relative file it names cannot be found, so
+		// the delivery stays without a key (fail closed).
+		for _, c := range contentsOf(r, tc.Args, u, "") {
+			if p, ok := c["path"].(string); ok && !filepath.IsAbs(p) {
+				return nil, nil
+			}
+		}
 	}
 	return dests, contents
 }
@@ -767,27 +792,113 @@ func commandURLs(r *compiledRule, words []string) []string {
 	return out
 }
 
-// normalURL: scheme and host in lower case, no default port, no
-// fragment, an empty path as "/"; "" for what is not an http(s) URL.
-func normalURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
+// NormalizeURL returns the canonical form of an http(s) URL as a
+// destination identity, so that URLs for which a client sends the same
+// request are one destination (RFC 3986 §6.2.2): scheme and host in lower
+// case, the default port (and an empty one) dropped, userinfo dropped (it
+// only adds an Authorization header), the fragment dropped (never sent),
+// percent-encoded unreserved characters decoded and other
+// percent-encodings in upper case, "." and ".." path segments removed,
+// an empty path as "/". It returns "" for what is not an absolute http or
+// https URL. The built-in conventions' $url destinations use it; a
+// destination given on the command line (check --destination http/URL)
+// should be passed through it too.
+func NormalizeURL(s string) string {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || u.Host == "" || u.Opaque != "" {
 		return ""
 	}
-	u.Scheme = strings.ToLower(u.Scheme)
-	if u.Scheme != "http" && u.Scheme != "https" {
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" {
 		return ""
 	}
 	host := strings.ToLower(u.Host)
-	if (u.Scheme == "http" && strings.HasSuffix(host, ":80")) || (u.Scheme == "https" && strings.HasSuffix(host, ":443")) {
-		host = host[:strings.LastIndexByte(host, ':')]
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
+		if port := host[i+1:]; port == "" || (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+			host = host[:i]
+		}
 	}
-	u.Host = host
-	u.Fragment, u.RawFragment = "", ""
-	if u.Path == "" && u.RawPath == "" {
-		u.Path = "/"
+	p := removeDotSegments(normalPercent(u.EscapedPath()))
+	if p == "" {
+		p = "/"
 	}
-	return u.String()
+	out := scheme + "://" + host + p
+	if u.RawQuery != "" || u.ForceQuery {
+		out += "?" + normalPercent(u.RawQuery)
+	}
+	return out
+}
+
+// normalURL is NormalizeURL (kept for the conventions' callers).
+func normalURL(s string) string { return NormalizeURL(s) }
+
+// normalPercent decodes %XX of unreserved characters (ALPHA, DIGIT, -, .,
+// _, ~) and writes the hex digits of every other %XX in upper case.
+func normalPercent(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			c := unhex(s[i+1])<<4 | unhex(s[i+2])
+			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
+				b.WriteByte(c)
+			} else {
+				b.WriteByte('%')
+				b.WriteString(strings.ToUpper(s[i+1 : i+3]))
+			}
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+// removeDotSegments is RFC 3986 §5.2.4 for an absolute path: "." and ".."
+// segments go, a trailing slash stays.
+func removeDotSegments(p string) string {
+	if !strings.Contains(p, ".") {
+		return p
+	}
+	segs := strings.Split(p, "/")
+	var out []string
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		switch seg {
+		case ".":
+			if last {
+				out = append(out, "")
+			}
+		case "..":
+			if len(out) > 1 {
+				out = out[:len(out)-1]
+			}
+			if last {
+				out = append(out, "")
+			}
+		default:
+			out = append(out, seg)
+		}
+	}
+	r := strings.Join(out, "/")
+	if !strings.HasPrefix(r, "/") {
+		r = "/" + r
+	}
+	return r
 }
 
 // inDir resolves a path a tool call names against the call's working

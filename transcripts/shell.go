@@ -1,6 +1,9 @@
 package transcripts
 
-import "strings"
+import (
+	"path/filepath"
+	"strings"
+)
 
 // A shell command line, as agents pass it to a shell tool, is split into
 // its simple commands so that conventions judge each one: in
@@ -27,26 +30,41 @@ type shellPart struct {
 	// runs: the command hands a script to another shell (bash -c, eval);
 	// the script's commands follow it and are judged instead.
 	runs bool
+	// scope: the lists the command sits in, outermost first (the line,
+	// then each subshell, substitution or script by a number of its own):
+	// a cd changes the directory of the commands after it in its own list
+	// and in lists nested in it.
+	scope []int
 }
 
 // splitShell splits a command line into its simple commands.
 func splitShell(line string) []shellPart {
-	return splitShellDepth(line, false, 0)
+	return splitShellScope(line, false, 0, []int{0}, new(int))
 }
 
 const maxShellDepth = 8
 
-func splitShellDepth(line string, nested bool, depth int) []shellPart {
-	s := &shellSplit{src: line, nested: nested, depth: depth}
+func splitShellScope(line string, nested bool, depth int, scope []int, scopes *int) []shellPart {
+	s := &shellSplit{src: line, nested: nested, depth: depth, scope: scope, scopes: scopes}
 	s.run()
 	s.end("")
 	return s.parts
+}
+
+// nestedSplit splits the text of a subshell, substitution or script: a
+// list of its own inside this one.
+func (s *shellSplit) nestedSplit(text string) []shellPart {
+	*s.scopes++
+	scope := append(append([]int{}, s.scope...), *s.scopes)
+	return splitShellScope(text, true, s.depth+1, scope, s.scopes)
 }
 
 type shellSplit struct {
 	src    string
 	nested bool
 	depth  int
+	scope  []int
+	scopes *int // lists numbered so far in the line
 	parts  []shellPart
 	inner  []shellPart // parts found inside substitutions and subshells
 	masks  [][2]int    // substitutions in the text: shown as $(…)
@@ -90,12 +108,12 @@ func (s *shellSplit) endAt(at int, op string) {
 	}
 	s.masks = nil
 	if len(s.words) > 0 {
-		p := shellPart{text: text, words: s.words, before: s.before, after: op, nested: s.nested}
+		p := shellPart{text: text, words: s.words, before: s.before, after: op, nested: s.nested, scope: s.scope}
 		if script, ok := scriptOf(p.words); ok && s.depth < maxShellDepth {
 			// bash -c 'a; b', eval "…": the script's commands, nested.
 			p.runs = true
 			s.parts = append(s.parts, p)
-			s.parts = append(s.parts, splitShellDepth(script, true, s.depth+1)...)
+			s.parts = append(s.parts, s.nestedSplit(script)...)
 		} else {
 			s.parts = append(s.parts, p)
 		}
@@ -303,7 +321,7 @@ func (s *shellSplit) sub(text string, from, to int) {
 	if s.depth >= maxShellDepth {
 		return
 	}
-	s.inner = append(s.inner, splitShellDepth(text, true, s.depth+1)...)
+	s.inner = append(s.inner, s.nestedSplit(text)...)
 }
 
 // matchParen returns the index of the ) that closes the ( at open,
@@ -375,3 +393,129 @@ func onlyCommand(parts []shellPart, i int) bool {
 
 // wordsText is the words of a command, one a line: what file_pattern reads.
 func wordsText(words []string) string { return strings.Join(words, "\n") }
+
+// unquoted is the command's words, shell quotes removed, joined by
+// spaces (a word with blanks in single quotes): rules match this as well
+// as the text as written, so that cu”rl, c\url and "curl" are curl.
+func (p shellPart) unquoted() string {
+	var b strings.Builder
+	for i, w := range p.words {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if strings.Contains(w, "$(") || strings.Contains(w, "`") {
+			// A substitution's commands are parts of their own.
+			b.WriteString("…")
+			continue
+		}
+		if strings.ContainsAny(w, " \t\n") {
+			b.WriteString("'" + w + "'")
+		} else {
+			b.WriteString(w)
+		}
+	}
+	return b.String()
+}
+
+// Directory changes within one shell line. A relative file a command
+// names resolves against the call's cwd, moved by each plain `cd DIR`
+// (DIR a literal relative or absolute path) that runs before it in the
+// same list (or a list that encloses the command's: a subshell,
+// substitution or script inherits the directory), joined by && or ;. A cd
+// in a list that has ended (`(cd sub) && …`) changes nothing after it.
+// Where the directory cannot be followed (a cd in a pipeline or the
+// background, `cd -`, `cd` alone, `cd ~…`, `cd $VAR`, pushd/popd, `env -C`
+// / `--chdir`, `git -C`, a directory that is a substitution) the
+// command's relative files cannot be found: unitCwd says so and the
+// delivery is left without a key.
+
+var chdirCommands = map[string]bool{"cd": true, "pushd": true, "popd": true, "chdir": true}
+
+// unitCwd is the directory a shell unit runs in, and whether it is known.
+func unitCwd(u unit, cwd string) (string, bool) {
+	if u.parts == nil {
+		return cwd, true
+	}
+	known := true
+	for j := 0; j <= u.i && j < len(u.parts); j++ {
+		p := u.parts[j]
+		name, args := commandName(p.words)
+		if j == u.i {
+			if changesDirOption(name, args) {
+				known = false
+			}
+			break
+		}
+		if !chdirCommands[name] || !scopeWithin(u.parts[u.i].scope, p.scope) {
+			continue // not a cd, or one in a list that has ended (a subshell's)
+		}
+		if name != "cd" || (p.after != "&&" && p.after != ";") || len(args) != 1 {
+			known = false
+			continue
+		}
+		d := args[0]
+		if d == "-" || d == "" || strings.ContainsAny(d, "$`~*?[") || strings.HasPrefix(d, "-") {
+			known = false
+			continue
+		}
+		if filepath.IsAbs(d) {
+			cwd = d
+		} else {
+			cwd = filepath.Join(cwd, d)
+		}
+	}
+	return cwd, known
+}
+
+// scopeWithin: the list inner is outer or nested in it.
+func scopeWithin(inner, outer []int) bool {
+	if len(outer) > len(inner) {
+		return false
+	}
+	for i := range outer {
+		if inner[i] != outer[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// commandName is a command's name (after assignments and wrappers such
+// as sudo, base name) and its arguments.
+func commandName(words []string) (string, []string) {
+	i := 0
+	for i < len(words) && (isAssignment(words[i]) || wrapper[words[i]]) {
+		if words[i] == "env" {
+			break // env -C DIR is judged as env
+		}
+		i++
+	}
+	if i >= len(words) {
+		return "", nil
+	}
+	name := words[i]
+	if j := strings.LastIndexByte(name, '/'); j >= 0 {
+		name = name[j+1:]
+	}
+	return name, words[i+1:]
+}
+
+// changesDirOption: the command runs in another directory by an option
+// (env -C DIR, env --chdir=DIR, git -C DIR).
+func changesDirOption(name string, args []string) bool {
+	switch name {
+	case "env":
+		for _, a := range args {
+			if a == "-C" || strings.HasPrefix(a, "--chdir") || (strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "C")) {
+				return true
+			}
+		}
+	case "git", "make", "tar":
+		for _, a := range args {
+			if a == "-C" || strings.HasPrefix(a, "--directory") {
+				return true
+			}
+		}
+	}
+	return false
+}
