@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"os"
 	"strings"
+
+	"github.com/effectlint/effectlint/transcripts"
 )
 
 // KeyVersion prefixes every idempotency key. A change to the canonical form
@@ -92,6 +94,15 @@ func NewKey(d Destination, sha string) (Key, error) {
 	}
 	if d.Weak() {
 		d.Provider, d.ID = "", ""
+	}
+	// One HTTP request has many spellings (default port, dot segments,
+	// percent-encoding, a fragment): an http(s) destination is its URL in
+	// the canonical form the conventions give it, so `check --destination
+	// http/URL` names the scope a recorded upload to that URL opened.
+	if p := strings.ToLower(strings.TrimSpace(d.Provider)); p == "http" || p == "https" {
+		if u := transcripts.NormalizeURL(strings.TrimSpace(d.ID)); u != "" {
+			d.ID = u
+		}
 	}
 	return Key{Destination: d, SHA256: sha}, nil
 }

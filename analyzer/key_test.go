@@ -70,3 +70,24 @@ func TestKey_ContentPathHashesBytes(t *testing.T) {
 		t.Fatal("missing content file accepted")
 	}
 }
+
+// An http(s) destination is its URL's canonical form (found by the
+// adversarial review: a check naming the URL with its default port or a
+// fragment missed the recorded upload to it).
+func TestNewKey_HTTPDestinationsInCanonicalForm(t *testing.T) {
+	sha := strings.Repeat("ab", 32)
+	want, err := NewKey(Destination{Provider: "http", ID: "https://slack.example/api/files.upload"}, sha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"https://slack.example:443/api/files.upload", "https://SLACK.example/api/files.upload#top",
+		"https://slack.example/api/x/../files.upload", "https://bot@slack.example/api/%66iles.upload"} {
+		k, err := NewKey(Destination{Provider: "http", ID: id}, sha)
+		if err != nil || k.String() != want.String() {
+			t.Errorf("%s: %v %v, want %s", id, k, err, want)
+		}
+	}
+	if k, _ := NewKey(Destination{Provider: "slack", ID: "https://slack.example:443/x"}, sha); k.Destination.ID != "https://slack.example:443/x" {
+		t.Errorf("another provider's id changed: %s", k)
+	}
+}

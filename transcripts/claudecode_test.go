@@ -465,3 +465,61 @@ func TestClaudeCode_SubagentsNamedByResultsAreSpawned(t *testing.T) {
 		t.Errorf("\n got  %s\n want %s", got, want)
 	}
 }
+
+// Other clients that send a file (found by the adversarial review: each
+// was no evidence at all): keyed by the file's bytes where one is named.
+func TestClaudeCode_OtherDeliveryClientsAreCrossings(t *testing.T) {
+	cases := []struct{ cmd, want string }{
+		{`wget --post-file report.pdf https://slack.example/api/files.upload`,
+			"intent intent=call:b1 dest=http/https://slack.example/api/files.upload path=/w/report.pdf"},
+		{`wget -q --body-file=report.pdf --method=PUT https://h.example/u`,
+			"intent intent=call:b1 dest=http/https://h.example/u path=/w/report.pdf"},
+		{`http -f POST https://slack.example/api/files.upload channels=C1 file@report.pdf`,
+			"intent intent=call:b1 dest=http/https://slack.example/api/files.upload path=/w/report.pdf"},
+		{`xh POST https://h.example/u @body.json`, "intent intent=call:b1 dest=http/https://h.example/u path=/w/body.json"},
+		{`gh api repos/acme/site/issues/5/comments -F body=@notes.md`,
+			"intent intent=call:b1 dest=github/repos/acme/site/issues/5/comments path=/w/notes.md"},
+		{`gh api -X POST repos/acme/site/releases --input release.json`,
+			"intent intent=call:b1 dest=github/repos/acme/site/releases path=/w/release.json"},
+		{`scp report.pdf deploy@files.example:/srv/inbox/`,
+			"intent intent=call:b1 dest=remote/deploy@files.example:/srv/inbox/ path=/w/report.pdf"},
+		{`rsync -av ./out/report.pdf files.example:/srv/inbox/`,
+			"intent intent=call:b1 dest=remote/files.example:/srv/inbox/ path=/w/out/report.pdf"},
+		{`aws s3 cp report.pdf s3://acme-reports/2026/`,
+			"intent intent=call:b1 dest=remote/s3://acme-reports/2026/ path=/w/report.pdf"},
+	}
+	for _, c := range cases {
+		t.Run(c.cmd, func(t *testing.T) {
+			_, evs := readSession(t, bashSession("/w", [3]string{c.cmd, "", ""}))
+			if got := summary(ofType(evs, "intent")); got != c.want {
+				t.Errorf("\n got  %s\n want %s", got, c.want)
+			}
+			if n := len(ofType(evs, "request_sent")); n != 1 {
+				t.Errorf("%d request_sent, want 1", n)
+			}
+		})
+	}
+	// Reading is not delivering.
+	for _, cmd := range []string{`wget https://h.example/file.pdf`, `http GET https://h.example/x`, `gh api repos/acme/site/issues`, `aws s3 ls s3://acme-reports/`} {
+		if _, evs := readSession(t, bashSession("/w", [3]string{cmd, "", ""})); len(ofType(evs, "request_sent")) != 0 {
+			t.Errorf("%s: a crossing, want none", cmd)
+		}
+	}
+}
+
+// An MCP tool whose name does not say it delivers, given a file and a
+// channel: a crossing all the same (fail closed); reading tools are not.
+func TestClaudeCode_ToolGivenAFileIsACrossing(t *testing.T) {
+	s := &cc{session: "s1", cwd: "/w"}
+	s.call("m1", "mcp__slack__files_v2", map[string]any{"channel_id": "C1", "file": "report.pdf"})
+	s.call("m2", "mcp__slack__get_file", map[string]any{"channel_id": "C1", "file": "report.pdf"})
+	s.call("m3", "mcp__drive__attach", map[string]any{"attachment": "/tmp/a.pdf"})
+	_, evs := readSession(t, s)
+	want := "intent intent=call:m1 dest=slack/C1 path=/w/report.pdf"
+	if got := summary(ofType(evs, "intent")); got != want {
+		t.Errorf("\n got  %s\n want %s", got, want)
+	}
+	if n := len(ofType(evs, "request_sent")); n != 2 { // m1 keyed, m3 with no destination: unkeyed
+		t.Errorf("%d request_sent, want 2 (files_v2 and attach)", n)
+	}
+}
