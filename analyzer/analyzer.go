@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/effectlint/effectlint/transcripts"
+
+	"github.com/effectlint/effectlint/effect"
 )
 
 // taskEvents are the event types that shape a task rather than being
@@ -786,9 +788,9 @@ func (m *malformedError) Error() string { return m.err.Error() }
 func (b *Builder) lineKey(e *transcripts.Event) (Key, error) {
 	if s, present := e.Fields["key"]; present {
 		str, _ := s.(string)
-		k, err := ParseKey(str)
+		k, err := effect.ParseKey(str)
 		if err != nil {
-			if lk, lerr := parseKeyLenient(str); lerr == nil {
+			if lk, lerr := effect.ParseKeyLenient(str); lerr == nil {
 				return Key{}, &malformedError{err: err, canonical: &lk}
 			}
 			return Key{}, &malformedError{err: err}
@@ -807,10 +809,10 @@ func (b *Builder) lineKey(e *transcripts.Event) (Key, error) {
 	shaField, hasSHA := cm["sha256"]
 	if hasSHA {
 		sha, _ := shaField.(string)
-		if _, err := NormalizeSHA256(sha); err != nil {
+		if _, err := effect.NormalizeSHA256(sha); err != nil {
 			return Key{}, &malformedError{err: err}
 		}
-		return NewKey(d, sha)
+		return effect.NewKey(d, sha)
 	}
 	p, _ := cm["path"].(string)
 	if p == "" {
@@ -823,13 +825,13 @@ func (b *Builder) lineKey(e *transcripts.Event) (Key, error) {
 	p = b.mapPath(filepath.Clean(p))
 	h, ok := b.hashes[p]
 	if !ok {
-		h.sum, h.err = HashFile(p)
+		h.sum, h.err = effect.HashFile(p)
 		b.hashes[p] = h
 	}
 	if h.err != nil {
 		return Key{}, fmt.Errorf("content path: %v", h.err)
 	}
-	return NewKey(d, h.sum)
+	return effect.NewKey(d, h.sum)
 }
 
 // attribute ties one fact to an intent's key scope (SPEC §3: the named
@@ -934,8 +936,8 @@ func (f *Facts) collectTitles() {
 			if in.Destination.Title == "" || in.Destination.Weak() {
 				continue
 			}
-			title := CanonicalTitle(in.Destination.Title)
-			identity := in.Destination.identity()
+			title := effect.CanonicalTitle(in.Destination.Title)
+			identity := in.Destination.Identity()
 			known := false
 			for _, u := range f.Titles[title] {
 				known = known || u.Identity == identity

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/effectlint/effectlint/effect"
 )
 
 // FuzzKey: the key builder. Whatever the destination and digest, a key
@@ -26,27 +28,27 @@ func FuzzKey(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, provider, id, title, sha, keyText string, content []byte) {
 		d := Destination{Provider: provider, ID: id, Title: title}
-		if k, err := NewKey(d, sha); err == nil {
+		if k, err := effect.NewKey(d, sha); err == nil {
 			s := k.String()
-			if parts := strings.Split(s, "|"); len(parts) != 3 || parts[0] != KeyVersion {
+			if parts := strings.Split(s, "|"); len(parts) != 3 || parts[0] != effect.KeyVersion {
 				t.Fatalf("key %q does not split into three parts", s)
 			}
-			back, err := ParseKey(s)
+			back, err := effect.ParseKey(s)
 			if err != nil || back.String() != s {
-				t.Fatalf("NewKey(%+v, %q) = %q, which ParseKey reads as %q, %v", d, sha, s, back.String(), err)
+				t.Fatalf("effect.NewKey(%+v, %q) = %q, which ParseKey reads as %q, %v", d, sha, s, back.String(), err)
 			}
-			if back.Destination.Weak() != k.Destination.Weak() || strings.HasPrefix(s, KeyVersion+"|title=") != k.Destination.Weak() {
+			if back.Destination.Weak() != k.Destination.Weak() || strings.HasPrefix(s, effect.KeyVersion+"|title=") != k.Destination.Weak() {
 				t.Fatalf("key %q: weak %v", s, k.Destination.Weak())
 			}
 			if len(k.SHA256) != 64 || strings.ToLower(k.SHA256) != k.SHA256 {
 				t.Fatalf("digest %q", k.SHA256)
 			}
 		}
-		if k, err := ParseKey(keyText); err == nil {
+		if k, err := effect.ParseKey(keyText); err == nil {
 			if k.String() != keyText {
 				t.Fatalf("ParseKey accepted %q but prints %q", keyText, k.String())
 			}
-			again, err := NewKey(k.Destination, k.SHA256)
+			again, err := effect.NewKey(k.Destination, k.SHA256)
 			if err != nil || again.String() != keyText {
 				t.Fatalf("rebuilding %q gave %q, %v", keyText, again.String(), err)
 			}
@@ -60,7 +62,7 @@ func FuzzKey(f *testing.F) {
 		spec := IntentSpec{Destination: d, File: p}
 		k, err := spec.Compute()
 		sum := sha256.Sum256(content)
-		if _, werr := NewKey(d, hex.EncodeToString(sum[:])); (err == nil) != (werr == nil) {
+		if _, werr := effect.NewKey(d, hex.EncodeToString(sum[:])); (err == nil) != (werr == nil) {
 			t.Fatalf("Compute %v, NewKey %v", err, werr)
 		}
 		if err == nil && k.SHA256 != hex.EncodeToString(sum[:]) {
@@ -79,7 +81,7 @@ func scenarioKeys(f *testing.F) []string {
 			continue
 		}
 		for _, w := range strings.FieldsFunc(string(b), func(r rune) bool { return r == '"' }) {
-			if strings.HasPrefix(w, KeyVersion+"|") {
+			if strings.HasPrefix(w, effect.KeyVersion+"|") {
 				keys = append(keys, w)
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/effectlint/effectlint/effect"
 )
 
 // IntentSpec is an intent named on the command line, for a task that has
@@ -27,7 +29,7 @@ func (s IntentSpec) Compute() (Key, error) {
 		if s.Destination != (Destination{}) || s.File != "" || s.SHA256 != "" {
 			return Key{}, fmt.Errorf("give either --key or a destination with content, not both")
 		}
-		return ParseKey(s.Key)
+		return effect.ParseKey(s.Key)
 	}
 	if s.Destination == (Destination{}) {
 		return Key{}, fmt.Errorf("no destination: give --destination PROVIDER/ID or --title TITLE")
@@ -37,7 +39,7 @@ func (s IntentSpec) Compute() (Key, error) {
 	case s.File != "" && s.SHA256 != "":
 		return Key{}, fmt.Errorf("give either --file or --sha256, not both")
 	case s.File != "":
-		h, err := HashFile(s.File)
+		h, err := effect.HashFile(s.File)
 		if err != nil {
 			return Key{}, fmt.Errorf("content: %v", err)
 		}
@@ -45,7 +47,7 @@ func (s IntentSpec) Compute() (Key, error) {
 	case sha == "":
 		return Key{}, fmt.Errorf("no content: give --file F or --sha256 H")
 	}
-	return NewKey(s.Destination, sha)
+	return effect.NewKey(s.Destination, sha)
 }
 
 // Ask builds the query of `check`: may task proceed at checkpoint? The
@@ -107,7 +109,7 @@ func (f *Facts) AskAll(task, checkpoint string, spec IntentSpec) []*Query {
 		if in.KeyError != "" {
 			q.KeyError = in.KeyError
 		} else {
-			k, err := ParseKey(in.Key)
+			k, err := effect.ParseKey(in.Key)
 			if err != nil {
 				q.KeyError = err.Error()
 			} else {
@@ -142,7 +144,7 @@ func (f *Facts) scoped(q *Query, k Key, authorization string) {
 // history whose provider identity is d's but for letter case.
 func (f *Facts) titlesOf(d Destination) []string {
 	set := map[string]bool{}
-	if t := CanonicalTitle(d.Title); t != "" {
+	if t := effect.CanonicalTitle(d.Title); t != "" {
 		set[t] = true
 	}
 	if !d.Weak() {
@@ -153,7 +155,7 @@ func (f *Facts) titlesOf(d Destination) []string {
 		for _, t := range f.Tasks {
 			for _, in := range t.Intents {
 				if in.Destination.Title != "" && !in.Destination.Weak() && fold(in.Destination) == want {
-					set[CanonicalTitle(in.Destination.Title)] = true
+					set[effect.CanonicalTitle(in.Destination.Title)] = true
 				}
 			}
 		}

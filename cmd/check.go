@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/effectlint/effectlint/effect"
 	"github.com/effectlint/effectlint/gate"
 	"github.com/effectlint/effectlint/report"
 )
@@ -26,10 +27,8 @@ func newCheck(env Env) *cobra.Command {
 			if task == "" {
 				return fail(ExitError, "--task is required")
 			}
-			switch checkpoint {
-			case "resume", "picker", "send":
-			default:
-				return fail(ExitError, "--checkpoint must be resume, picker or send, not %q", checkpoint)
+			if _, err := effect.ParseCheckpoint(checkpoint); err != nil {
+				return fail(ExitError, "--%v", err)
 			}
 			r, err := c.renderer()
 			if err != nil {

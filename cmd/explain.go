@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/effect"
 	"github.com/effectlint/effectlint/gate"
 	"github.com/effectlint/effectlint/report"
 )
@@ -45,13 +46,11 @@ printed (whatever it says), 2 on any error.`,
 			if key != "" && (f.destination != "" || f.title != "" || f.file != "" || f.sha256 != "" || f.authorization != "") {
 				return fail(ExitError, "the intent flags go with --task")
 			}
-			switch checkpoint {
-			case "resume", "picker", "send":
-			default:
-				return fail(ExitError, "--checkpoint must be resume, picker or send, not %q", checkpoint)
+			if _, err := effect.ParseCheckpoint(checkpoint); err != nil {
+				return fail(ExitError, "--%v", err)
 			}
 			if key != "" {
-				if _, err := analyzer.ParseKey(key); err != nil {
+				if _, err := effect.ParseKey(key); err != nil {
 					return fail(ExitError, "--key: %v", err)
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/effect"
 )
 
 // intentFlags name an intent on the command line (check, key).
@@ -24,7 +25,7 @@ func (f *intentFlags) register(cmd *cobra.Command, withKey bool) {
 func (f *intentFlags) spec() (analyzer.IntentSpec, error) {
 	s := analyzer.IntentSpec{Key: f.key, File: f.file, SHA256: f.sha256, Authorization: f.authorization}
 	if f.destination != "" {
-		d, err := analyzer.ParseDestination(f.destination)
+		d, err := effect.ParseDestination(f.destination)
 		if err != nil {
 			return s, fail(ExitError, "%v", err)
 		}

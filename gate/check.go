@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/effect"
 	"github.com/effectlint/effectlint/policy"
 	"github.com/effectlint/effectlint/report"
 )
@@ -76,10 +77,8 @@ func (g *Gate) Check(ctx context.Context, req Request) (d Decision) {
 	if req.Checkpoint == "" {
 		req.Checkpoint = Resume
 	}
-	switch req.Checkpoint {
-	case Resume, Picker, Send:
-	default:
-		return g.failed(req, nil, stageRequest, fmt.Errorf("checkpoint must be resume, picker or send, not %q", req.Checkpoint))
+	if _, err := effect.ParseCheckpoint(req.Checkpoint); err != nil {
+		return g.failed(req, nil, stageRequest, err)
 	}
 	if req.Task == "" {
 		return g.failed(req, nil, stageRequest, errors.New("no task: the check needs the task that asks"))

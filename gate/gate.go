@@ -23,16 +23,17 @@ import (
 	"time"
 
 	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/effect"
 	"github.com/effectlint/effectlint/policy"
 	"github.com/effectlint/effectlint/policy/builtin"
 	"github.com/effectlint/effectlint/transcripts"
 )
 
-// Checkpoints a task can ask at (SPEC §5).
+// Checkpoints a task can ask at (SPEC §5), as Request spells them.
 const (
-	Resume = "resume"
-	Picker = "picker"
-	Send   = "send"
+	Resume = string(effect.Resume)
+	Picker = string(effect.Picker)
+	Send   = string(effect.Send)
 )
 
 // DefaultTimeout bounds each policy evaluation: a policy that needs longer

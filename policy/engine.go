@@ -20,6 +20,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
 	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/effect"
 )
 
 // Package is the Rego package of the built-in rules.
@@ -643,22 +644,9 @@ func decode(b map[string]json.RawMessage, name string, out any) error {
 	return nil
 }
 
-// SeverityRank orders severities; unknown ones rank lowest.
-func SeverityRank(s string) int {
-	switch s {
-	case "critical":
-		return 5
-	case "high":
-		return 4
-	case "medium":
-		return 3
-	case "low":
-		return 2
-	case "info":
-		return 1
-	}
-	return 0
-}
+// SeverityRank orders severities (effect.SeverityRank): 5 for critical
+// down to 1 for info, 0 for anything else.
+func SeverityRank(s string) int { return effect.SeverityRank(s) }
 
 func str(p *string) string {
 	if p == nil {

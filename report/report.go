@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/effect"
 	"github.com/effectlint/effectlint/policy"
 	"github.com/effectlint/effectlint/transcripts"
 )
@@ -31,9 +32,9 @@ type Report struct {
 	Paths []string `json:"-"`
 }
 
-// consumedStates are the states in which no other task may cross: the
-// terminal ones of SPEC §4 and in_flight ("consumed for everyone else").
-var consumedStates = map[string]bool{"sent_verified": true, "send_status_unknown": true, "in_flight": true}
+// consumedStates are the states in which no other task may cross
+// (effect.Consumes).
+var consumedStates = map[string]bool{effect.SentVerified: true, effect.SendStatusUnknown: true, effect.InFlight: true}
 
 // Fails reports whether a finding is at or above the run's --fail-on.
 // Build's Summary.Failed and every renderer that marks failures (JUnit) use

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/effectlint/effectlint/effect"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -113,10 +114,8 @@ func ReadExpected(path string) (*Expected, error) {
 		if c.Task == "" {
 			return nil, fmt.Errorf("%s: check %d has no task", path, i+1)
 		}
-		switch c.checkpoint() {
-		case "resume", "picker", "send":
-		default:
-			return nil, fmt.Errorf("%s: check %d: checkpoint must be resume, picker or send, not %q", path, i+1, c.Checkpoint)
+		if _, err := effect.ParseCheckpoint(c.checkpoint()); err != nil {
+			return nil, fmt.Errorf("%s: check %d: %v", path, i+1, err)
 		}
 	}
 	e.normalize()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/effect"
 	"github.com/effectlint/effectlint/gate"
 	"github.com/effectlint/effectlint/transcripts"
 )
@@ -147,7 +148,7 @@ func Run(c Case, questions []Check, opt Options) (*Expected, error) {
 func (c Check) intent(caseDir string) (analyzer.IntentSpec, error) {
 	s := analyzer.IntentSpec{Key: c.Key, File: c.File, SHA256: c.SHA256, Authorization: c.Authorization}
 	if c.Destination != "" {
-		d, err := analyzer.ParseDestination(c.Destination)
+		d, err := effect.ParseDestination(c.Destination)
 		if err != nil {
 			return s, err
 		}

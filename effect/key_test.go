@@ -1,8 +1,6 @@
-package analyzer
+package effect
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -56,18 +54,6 @@ func TestKey_Rejects(t *testing.T) {
 		if _, err := ParseKey(s); err == nil {
 			t.Errorf("ParseKey(%q) accepted", s)
 		}
-	}
-}
-
-func TestKey_ContentPathHashesBytes(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "c.txt")
-	os.WriteFile(p, []byte("hello"), 0o644)
-	k, err := IntentSpec{Destination: Destination{Provider: "slack", ID: "C1"}, File: p}.Compute()
-	if err != nil || k.SHA256 != hello {
-		t.Fatalf("key %+v err %v", k, err)
-	}
-	if _, err := (IntentSpec{Destination: Destination{Provider: "slack", ID: "C1"}, File: p + ".missing"}).Compute(); err == nil {
-		t.Fatal("missing content file accepted")
 	}
 }
 

@@ -1,4 +1,4 @@
-package transcripts
+package effect
 
 import "testing"
 

@@ -1,0 +1,182 @@
+// Package effect is the vocabulary every layer of effectlint shares: the
+// identity of an effect (Key, Destination), the checkpoints a task asks
+// at, the states of a key scope and the severities of findings (SPEC §2,
+// §4–§6). It is a leaf: it imports nothing of effectlint.
+package effect
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+)
+
+// KeyVersion prefixes every idempotency key. A change to the canonical form
+// gets a new version, so stored keys are never silently reinterpreted.
+const KeyVersion = "v1"
+
+// Destination is where a delivery goes. A provider identity (Provider + ID)
+// is stable; a Title alone is weak: two channels can share a title.
+type Destination struct {
+	Provider string `json:"provider,omitempty"`
+	ID       string `json:"id,omitempty"`
+	Title    string `json:"title,omitempty"`
+}
+
+// Weak reports whether the destination is known only by its display title.
+// A provider or id of white space alone is none: the key trims them, and a
+// key with an empty part could not be read back.
+func (d Destination) Weak() bool {
+	return strings.TrimSpace(d.Provider) == "" || strings.TrimSpace(d.ID) == ""
+}
+
+// CanonicalTitle folds case and runs of white space, so "#Ops  Alerts" and
+// "#ops alerts" name the same (weak) destination.
+func CanonicalTitle(t string) string {
+	return strings.ToLower(strings.Join(strings.Fields(t), " "))
+}
+
+// Identity is the destination part of a key: dest=PROVIDER/ID, or
+// title=TITLE for a destination known by its title alone.
+func (d Destination) Identity() string {
+	if d.Weak() {
+		return "title=" + url.PathEscape(CanonicalTitle(d.Title))
+	}
+	return "dest=" + url.PathEscape(strings.ToLower(strings.TrimSpace(d.Provider))) + "/" + url.PathEscape(strings.TrimSpace(d.ID))
+}
+
+// Key is the identity of an effect: a destination and the SHA-256 of the
+// content bytes.
+//
+// Its canonical string (String) is
+//
+//	v1|dest=<provider>/<id>|sha256=<64 lowercase hex>
+//	v1|title=<title>|sha256=<64 lowercase hex>
+//
+// where provider is lower-cased, id kept as is, title lower-cased with white
+// space runs folded to one space, and every part percent-escaped as a URL
+// path segment (so "/", "|", "%", spaces and non-ASCII bytes are escaped).
+type Key struct {
+	Destination Destination
+	SHA256      string
+}
+
+func (k Key) String() string {
+	return KeyVersion + "|" + k.Destination.Identity() + "|sha256=" + k.SHA256
+}
+
+// NormalizeSHA256 reads a content digest as SPEC §2 allows it: 64 hex
+// digits in either case, optionally prefixed "sha256:". It returns the
+// canonical form, 64 lowercase hex digits.
+func NormalizeSHA256(sha string) (string, error) {
+	sha = strings.TrimSpace(sha)
+	if len(sha) > 7 && strings.EqualFold(sha[:7], "sha256:") {
+		sha = sha[7:]
+	}
+	sha = strings.ToLower(sha)
+	if len(sha) != 64 {
+		return "", fmt.Errorf("sha256 must be 64 hex digits (optionally prefixed sha256:), got %d characters", len(sha))
+	}
+	if _, err := hex.DecodeString(sha); err != nil {
+		return "", fmt.Errorf("sha256 is not hexadecimal")
+	}
+	return sha, nil
+}
+
+// NewKey checks the digest and builds a key.
+func NewKey(d Destination, sha string) (Key, error) {
+	sha, err := NormalizeSHA256(sha)
+	if err != nil {
+		return Key{}, err
+	}
+	if d.Weak() && strings.TrimSpace(d.Title) == "" {
+		return Key{}, fmt.Errorf("destination needs provider and id, or a title")
+	}
+	if d.Weak() {
+		d.Provider, d.ID = "", ""
+	}
+	// One HTTP request has many spellings (default port, dot segments,
+	// percent-encoding, a fragment): an http(s) destination is its URL in
+	// the canonical form the conventions give it, so `check --destination
+	// http/URL` names the scope a recorded upload to that URL opened.
+	if p := strings.ToLower(strings.TrimSpace(d.Provider)); p == "http" || p == "https" {
+		if u := NormalizeURL(strings.TrimSpace(d.ID)); u != "" {
+			d.ID = u
+		}
+	}
+	return Key{Destination: d, SHA256: sha}, nil
+}
+
+// ParseKey reads a canonical key string (as printed by `effectlint key`).
+func ParseKey(s string) (Key, error) {
+	k, err := ParseKeyLenient(s)
+	if err != nil {
+		return Key{}, err
+	}
+	if k.String() != s {
+		return Key{}, fmt.Errorf("key %q is not canonical; the canonical form is %q", s, k.String())
+	}
+	return k, nil
+}
+
+// ParseKeyLenient reads a key string that may not be canonical (a digest
+// in capitals, say) and returns the key it means.
+func ParseKeyLenient(s string) (Key, error) {
+	parts := strings.Split(s, "|")
+	if len(parts) != 3 || parts[0] != KeyVersion || !strings.HasPrefix(parts[2], "sha256=") {
+		return Key{}, fmt.Errorf("key %q is not of the form %s|dest=PROVIDER/ID|sha256=HEX or %s|title=TITLE|sha256=HEX", s, KeyVersion, KeyVersion)
+	}
+	var d Destination
+	switch {
+	case strings.HasPrefix(parts[1], "dest="):
+		p, id, ok := strings.Cut(strings.TrimPrefix(parts[1], "dest="), "/")
+		if !ok {
+			return Key{}, fmt.Errorf("key %q: dest needs PROVIDER/ID", s)
+		}
+		var err1, err2 error
+		d.Provider, err1 = url.PathUnescape(p)
+		d.ID, err2 = url.PathUnescape(id)
+		if err1 != nil || err2 != nil || d.Provider == "" || d.ID == "" {
+			return Key{}, fmt.Errorf("key %q: bad dest escape or empty part", s)
+		}
+	case strings.HasPrefix(parts[1], "title="):
+		t, err := url.PathUnescape(strings.TrimPrefix(parts[1], "title="))
+		if err != nil || t == "" {
+			return Key{}, fmt.Errorf("key %q: bad title", s)
+		}
+		d.Title = t
+	default:
+		return Key{}, fmt.Errorf("key %q: destination part must start with dest= or title=", s)
+	}
+	k, err := NewKey(d, strings.TrimPrefix(parts[2], "sha256="))
+	if err != nil {
+		return Key{}, fmt.Errorf("key %q: %v", s, err)
+	}
+	return k, nil
+}
+
+// ParseDestination reads PROVIDER/ID as given on the command line.
+func ParseDestination(s string) (Destination, error) {
+	p, id, ok := strings.Cut(s, "/")
+	if !ok || strings.TrimSpace(p) == "" || strings.TrimSpace(id) == "" {
+		return Destination{}, fmt.Errorf("destination %q must be PROVIDER/ID", s)
+	}
+	return Destination{Provider: p, ID: id}, nil
+}
+
+// HashFile returns the hex SHA-256 of a file's bytes, read as a stream.
+func HashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
