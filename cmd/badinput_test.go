@@ -421,6 +421,9 @@ const (
 )
 
 func TestBadInput_Matrix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow; runs without -short")
+	}
 	rules := builtinRules(t)
 	dir := t.TempDir()
 	for _, f := range fixtures() {

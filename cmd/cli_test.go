@@ -135,6 +135,9 @@ func TestCLI_TranscriptTextCannotInjectTerminalEscapes(t *testing.T) {
 // levels deep used to reach OPA, which refuses 10000 (exit 2); twenty
 // million "[" overflowed gjson's recursion, a fatal error.
 func TestCLI_DeepNestingIsNeitherACrashNorAPolicyError(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow; runs without -short")
+	}
 	deep := `{"ts":"2026-11-30T07:00:00Z","task":"t5","type":"ui_changed","x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "}\n"
 	_, stderr, code := runWith(t, deep, builtinRules(t), "analyze", "--fail-on", "none", "-")
 	if code != ExitOK {

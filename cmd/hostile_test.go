@@ -65,6 +65,9 @@ func longScenario(t *testing.T) (dir, task string) {
 const outputBound = 256 << 10
 
 func TestReports_LongTextIsCutInEveryFormat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow; runs without -short")
+	}
 	dir, task := longScenario(t)
 	analyzeSchema, checkSchema := reportSchemas(t)
 	for _, f := range report.Formats {

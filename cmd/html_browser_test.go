@@ -134,6 +134,9 @@ func screenshot(t *testing.T, bin, html string, hideAll bool) image.Image {
 }
 
 func TestHTML_LoadsCleanlyAndShowsTheTimelineInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow; runs without -short")
+	}
 	bin := chromiumPath(t)
 
 	// Control: a CSP-blocked inline script must show up on the console,

@@ -21,6 +21,9 @@ import (
 // caller that only uses gate.New and Check give the same decision — the
 // CLI and the third caller byte for byte.
 func TestGate_CLIScenarioRunnerAndAThirdCallerDecideAlike(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow; runs without -short")
+	}
 	root, err := filepath.Abs("../testdata")
 	if err != nil {
 		t.Fatal(err)

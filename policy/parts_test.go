@@ -187,6 +187,9 @@ func TestAnalyzeByParts_SameAsWhole(t *testing.T) {
 }
 
 func TestCheckInput_SameDecisionAsWhole(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow; runs without -short")
+	}
 	e := builtinEngine(t)
 	for name, f := range histories(t) {
 		if strings.HasPrefix(name, "corpus-") {
@@ -222,6 +225,9 @@ func TestCheckInput_SameDecisionAsWhole(t *testing.T) {
 
 // The property tests' random histories, judged by parts and whole.
 func TestProperty_PartsJudgeAsTheWhole(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow; runs without -short")
+	}
 	e := builtinEngine(t)
 	scoped := 0
 	defer func() {

@@ -249,6 +249,9 @@ func oneFilePerTask(tasks [][]genEvent) map[string][]string {
 }
 
 func TestProperty_PermutingAndSplittingLinesNeverChangesVerdicts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow; runs without -short")
+	}
 	dir := t.TempDir()
 	rapid.Check(t, func(t *rapid.T) {
 		tasks := genHistory(t)
@@ -287,6 +290,9 @@ func assertSameVerdicts(t *rapid.T, got, want verdicts) {
 var consumed = map[string]bool{"sent_verified": true, "send_status_unknown": true, "in_flight": true}
 
 func TestProperty_AddingCrossingEvidenceNeverFreesAKey(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow; runs without -short")
+	}
 	dir := t.TempDir()
 	rapid.Check(t, func(t *rapid.T) {
 		tasks := genHistory(t)
@@ -318,6 +324,9 @@ func TestProperty_AddingCrossingEvidenceNeverFreesAKey(t *testing.T) {
 }
 
 func TestProperty_CheckNeverAllowsWithAnIncompleteHistory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow; runs without -short")
+	}
 	dir := t.TempDir()
 	rapid.Check(t, func(t *rapid.T) {
 		tasks := genHistory(t)
@@ -387,6 +396,9 @@ func stopsStayStops(t *rapid.T, before, after verdicts, what string) {
 // a crossing loses its key (SPEC §4, "Unkeyed crossings") is still
 // evidence that the boundary may have been crossed.
 func TestProperty_MakingACrossingUnkeyedNeverTurnsAStopIntoAnAllow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow; runs without -short")
+	}
 	dir := t.TempDir()
 	rapid.Check(t, func(t *rapid.T) {
 		tasks := genHistory(t)
@@ -421,6 +433,9 @@ func TestProperty_MakingACrossingUnkeyedNeverTurnsAStopIntoAnAllow(t *testing.T)
 // TestProperty_AnUnrecordedAuthorizationIsNeverLessStrict: naming an
 // authorization nobody recorded opens no scope of its own (SPEC §4).
 func TestProperty_AnUnrecordedAuthorizationIsNeverLessStrict(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow; runs without -short")
+	}
 	dir := t.TempDir()
 	rapid.Check(t, func(t *rapid.T) {
 		tasks := genHistory(t)
@@ -446,6 +461,9 @@ func TestProperty_AnUnrecordedAuthorizationIsNeverLessStrict(t *testing.T) {
 // election has one winner, also across scopes whose destinations may be
 // the same, whatever the history.
 func TestProperty_AtMostOneRunningTaskOfAScopeIsAllowedAtSend(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow; runs without -short")
+	}
 	dir := t.TempDir()
 	rapid.Check(t, func(t *rapid.T) {
 		v := evaluate(t, dir, oneFilePerTask(genHistory(t)))

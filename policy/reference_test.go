@@ -26,6 +26,9 @@ import (
 func referenceEngine(t tb) *Engine { return engineFrom(t, "testdata/rules-reference.rego") }
 
 func TestRules_DecideAsTheReference(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow; runs without -short")
+	}
 	e, ref := builtinEngine(t), referenceEngine(t)
 	for name, f := range histories(t) {
 		got, want := wholeAnalysis(t, e, f), wholeAnalysis(t, ref, f)
@@ -56,6 +59,9 @@ func TestRules_DecideAsTheReference(t *testing.T) {
 }
 
 func TestProperty_RulesDecideAsTheReference(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow; runs without -short")
+	}
 	e, ref := builtinEngine(t), referenceEngine(t)
 	scoped := 0
 	defer func() {

@@ -20,6 +20,9 @@ import (
 // holds that reading to the full one: the same facts but for the extra
 // fields, the same states, findings and gate decisions.
 func TestSpecFieldsOnly_SameVerdictsAsFullReading(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow; runs without -short")
+	}
 	dirs, _ := filepath.Glob("../testdata/scenarios/*")
 	large := t.TempDir()
 	if err := largescenario.Write(large); err != nil {
