@@ -180,3 +180,21 @@ func HashFile(path string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// MayBeSame reports whether two destinations may be the same (SPEC §2):
+// their provider identities differ at most in letter case, or one is known
+// by its title alone and the other carries that title. The gate treats
+// "may be the same" as the same; keys stay exact. (rules.rego's
+// may_be_same is the same relation, for the gate's own decisions.)
+func MayBeSame(a, b Destination) bool {
+	fold := func(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+	switch {
+	case !a.Weak() && !b.Weak():
+		return fold(a.Provider) == fold(b.Provider) && fold(a.ID) == fold(b.ID)
+	case a.Weak() && CanonicalTitle(a.Title) != "":
+		return CanonicalTitle(a.Title) == CanonicalTitle(b.Title)
+	case b.Weak() && CanonicalTitle(b.Title) != "":
+		return CanonicalTitle(a.Title) == CanonicalTitle(b.Title)
+	}
+	return false
+}

@@ -26,17 +26,21 @@ func NormalizeURL(s string) string {
 		return ""
 	}
 	host := strings.ToLower(u.Host)
+	port := ""
 	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
-		if port := host[i+1:]; port == "" || (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
-			host = host[:i]
+		host, port = host[:i], host[i:]
+		if p := port[1:]; p == "" || (scheme == "http" && p == "80") || (scheme == "https" && p == "443") {
+			port = ""
 		}
 	}
+	// A fully qualified name (a trailing dot) is the same host.
+	host = strings.TrimSuffix(host, ".") + port
 	p := removeDotSegments(normalPercent(u.EscapedPath()))
 	if p == "" {
 		p = "/"
 	}
 	out := scheme + "://" + host + p
-	if u.RawQuery != "" || u.ForceQuery {
+	if u.RawQuery != "" { // an empty query ("?") sends the same request line
 		out += "?" + normalPercent(u.RawQuery)
 	}
 	return out

@@ -38,3 +38,15 @@ func TestNormalizeURL(t *testing.T) {
 		}
 	}
 }
+
+// Found by the second adversarial review: a trailing-dot host and an empty
+// query reach the same resource with the same request.
+func TestNormalizeURL_TrailingDotHostAndEmptyQuery(t *testing.T) {
+	want := "https://slack.example/api/files.upload"
+	for _, in := range []string{"https://slack.example./api/files.upload", "https://slack.example/api/files.upload?",
+		"https://SLACK.example.:443/api/files.upload?"} {
+		if got := NormalizeURL(in); got != want {
+			t.Errorf("NormalizeURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

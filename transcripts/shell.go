@@ -240,7 +240,11 @@ func (s *shellSplit) run() {
 				op += string(src[i+1])
 			}
 			if c == '&' && op == "&" && s.redirectionAmp(i) {
-				// >&2, &>file: part of a redirection, not an operator.
+				// >&2, &>file: part of a redirection, not an operator;
+				// &> ends the word before it (URL&>log).
+				if i+1 < len(src) && src[i+1] == '>' && !s.digitsOnly() {
+					s.flushWord()
+				}
 				s.word.WriteByte(c)
 				s.inWord = true
 				i++
@@ -249,6 +253,36 @@ func (s *shellSplit) run() {
 			s.endAt(i, op)
 			i += len(op)
 			s.start = i
+		case (c == '<' || c == '>') && i+1 < len(src) && src[i+1] == '(':
+			// Process substitution <(…) / >(…): its commands, nested.
+			s.flushWord()
+			j := matchParen(src, i+1)
+			s.sub(src[i+2:j], i+2, j)
+			s.word.WriteString(src[i:min(len(src), j+1)])
+			s.inWord = true
+			i = j + 1
+		case c == '<' || c == '>':
+			// A redirection ends the word before it, as in the shell
+			// (URL>/dev/null, <(…), <<<x), unless that word is the file
+			// descriptor it redirects (2>&1): the operator starts a word
+			// that its target, when glued to it, continues (>&2, >/dev/null).
+			if !s.digitsOnly() && s.word.String() != "&" {
+				s.flushWord()
+			}
+			j := i
+			for j < len(src) && (src[j] == '<' || src[j] == '>' || src[j] == '|' && j == i+1 && src[i] == '>') {
+				j++
+			}
+			if j < len(src) && src[j] == '&' {
+				j++ // >&2
+			}
+			s.word.WriteString(src[i:j])
+			s.inWord = true
+			i = j
+		case c == ')':
+			// An unbalanced parenthesis ends a word too.
+			s.flushWord()
+			i++
 		case isBlank(c):
 			s.flushWord()
 			i++
@@ -258,6 +292,21 @@ func (s *shellSplit) run() {
 			i++
 		}
 	}
+}
+
+// digitsOnly: the word being read is a file descriptor number (the 2 of
+// 2>&1).
+func (s *shellSplit) digitsOnly() bool {
+	w := s.word.String()
+	if w == "" {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if w[i] < '0' || w[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // redirectionAmp: the & at i belongs to a redirection (2>&1, >&2, &>f).

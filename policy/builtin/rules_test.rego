@@ -1743,3 +1743,13 @@ test_gate_ended_asker_is_not_eligible if {
 	g := gate_for(d, ask("t1", "send"))
 	g.executor == null
 }
+
+test_gate_an_earlier_task_naming_the_key_on_the_command_line_starts_now if {
+	# t0 started first, but its history holds another key; it asks about
+	# key_a with --destination/--sha256. t1 runs in key_a's scope and
+	# cannot see t0: t0 must defer to t1, so only one is elected.
+	t0 := object.union(live("t0", 0), {"intents": [intent_of("t0", key_b, "original")], "keys": [key_b]})
+	d := world([t0, live("t1", 1)], [])
+	stopped_by(d, object.union(ask("t0", "send"), {"intent_given": true}), "NOT_ELECTED")
+	allowed_as(d, ask("t1", "send"), "NO_MATCHING_HISTORY")
+}
