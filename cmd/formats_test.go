@@ -292,15 +292,21 @@ func TestFormats_AgreeOnTheVerdict(t *testing.T) {
 		wantCases, wantFailures := len(rep.Keys), 0
 		failingScope := map[string]bool{}
 		keyless := false
+		scopes := map[string]bool{}
+		for _, k := range rep.Keys {
+			scopes[k.Key+" scope "+k.Scope] = true
+		}
 		for _, f := range rep.Findings {
-			if f.Key == nil {
+			// A finding of no key scope of the report (none, or an
+			// authorization's scope no intent uses) has JUnit's case for
+			// findings without a key scope.
+			id := "-"
+			if f.Key != nil && scopes[*f.Key+" scope "+*f.Scope] {
+				id = *f.Key + " scope " + *f.Scope
+			} else {
 				keyless = true
 			}
 			if rank(f.Severity) >= rank("high") {
-				id := "-"
-				if f.Key != nil {
-					id = *f.Key + " scope " + *f.Scope
-				}
 				failingScope[id] = true
 			}
 		}
