@@ -128,7 +128,9 @@ func TestCorpus_EveryFileIsReadWithoutAProblem(t *testing.T) {
 	formats := map[string]int{}
 	for _, in := range facts.Inputs {
 		formats[in.Format]++
-		if len(in.Problems) != 0 {
+		// (Temporal's reset history lacks its base run's own: one
+		// problem by design, see corpus_temporal_test.go.)
+		if len(in.Problems) != 0 && !strings.HasSuffix(in.Path, "go-reset-workflow-after-child-complete.json") {
 			t.Errorf("%s (%s): problems %v", in.Path, in.Format, in.Problems)
 		}
 		if in.Format == "unknown" && len(in.Notices) == 0 {

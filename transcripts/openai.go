@@ -213,6 +213,18 @@ func (o *openAIDoc) resultKey(id string) string {
 	return o.callKey(id)
 }
 
+// orphan makes an output whose call was not read (trimmed from the
+// context, or in an export not given, or in one read later) a problem of
+// its line: the call it answers ran, and may have delivered, with
+// arguments no input shows.
+func (o *openAIDoc) orphan(r gjson.Result, callID string) bool {
+	if callID == "" || o.rn.seen["openai-call-id:"+callID] {
+		return false
+	}
+	o.problem(r, fmt.Sprintf("output of call %q, which is not in the history read: the call it answers ran, and may have delivered", clip(callID, 60)))
+	return true
+}
+
 func (o *openAIDoc) problem(r gjson.Result, msg string) {
 	o.d.in.addProblem(Problem{File: o.d.in.Path, Line: o.d.lineOf(r), Task: o.task, Message: msg})
 }
@@ -220,6 +232,9 @@ func (o *openAIDoc) problem(r gjson.Result, msg string) {
 // call records a tool call; id may be empty (then the call is named by its
 // place in the document and never deduplicated).
 func (o *openAIDoc) call(r gjson.Result, ts time.Time, n int, id, name, args string) string {
+	if id != "" {
+		o.rn.seen["openai-call-id:"+id] = true
+	}
 	if strings.TrimSpace(name) == "" {
 		o.problem(r, "tool call without a name: what it did cannot be told")
 		return ""
@@ -304,6 +319,9 @@ func (o *openAIDoc) item(n int, r gjson.Result, ts time.Time) {
 			o.result(r, ts, key, false)
 		}
 	case "function_call_output", "custom_tool_call_output", "computer_call_output", "local_shell_call_output", "shell_call_output":
+		if o.orphan(r, callID) {
+			return
+		}
 		o.result(r, ts, o.resultKey(callID), incomplete || outputSaysError(r.Get("output")))
 	case "", "message":
 		o.message(n, r, ts)
@@ -339,6 +357,9 @@ func (o *openAIDoc) message(n int, r gjson.Result, ts time.Time) {
 			}
 		}
 	case "tool":
+		if o.orphan(r, r.Get("tool_call_id").String()) {
+			return
+		}
 		o.result(r, ts, o.resultKey(r.Get("tool_call_id").String()), outputSaysError(r.Get("content")))
 	case "function":
 		name := r.Get("name").String()

@@ -2,6 +2,7 @@ package transcripts
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -292,5 +293,28 @@ func TestOpenAI_SameIDInOneTurnIsOneCall(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("%d calls, want 1: %v", n, brief(evs))
+	}
+}
+
+// An output whose call is not in the history (trimmed from the context
+// window, or in an export not given) answers a call that ran and may have
+// delivered: a problem of its line, never dropped (third adversarial
+// review).
+func TestOpenAI_OutputWithoutItsCallIsAProblem(t *testing.T) {
+	for name, doc := range map[string]string{
+		"chat": `{"messages": [{"role": "user", "content": "post it"}, {"role": "tool", "tool_call_id": "call_Z7", "content": "{\"ok\":true}"}]}`,
+		"responses": `{"object": "response", "input": [{"type": "message", "role": "user", "content": "post it"},` +
+			` {"type": "function_call_output", "call_id": "call_Q8", "output": "{\"ok\":true}"}], "output": []}`,
+	} {
+		ins, _ := readFiles(t, map[string]string{"a.json": doc}, Options{})
+		in := ins[0]
+		if len(in.Problems) != 1 || !strings.Contains(in.Problems[0].Message, "not in the history") {
+			t.Errorf("%s: problems %+v; want the output's call missing", name, in.Problems)
+		}
+	}
+	// With its call, the same output is read as its result.
+	ins, _ := readFiles(t, map[string]string{"a.json": `{"messages": [{"role": "assistant", "content": null, "tool_calls": [{"id": "call_Z7", "type": "function", "function": {"name": "slack_post_message", "arguments": ` + slackArgs + `}}]}, {"role": "tool", "tool_call_id": "call_Z7", "content": "ok"}]}`}, Options{})
+	if len(ins[0].Problems) != 0 {
+		t.Errorf("with its call: problems %+v", ins[0].Problems)
 	}
 }

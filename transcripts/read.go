@@ -70,6 +70,34 @@ type run struct {
 	seen    map[string]bool // "tool_use:ID", "result:ID", "uuid:ID", "task:ID"
 	pending map[string]*pendingCall
 	page    map[string]string
+	// Temporal runs whose own history (the one that ends with them) was
+	// read, and the base runs that reset runs name: a base run whose own
+	// history is not among the inputs did things after its reset point
+	// that no input shows (finish).
+	temporalOwn    map[string]bool
+	temporalResets []temporalReset
+}
+
+type temporalReset struct {
+	path       string
+	line       int
+	base, from string
+}
+
+// finish adds the problems only the whole run can see.
+func (rn *run) finish(res *Result) {
+	for _, r := range rn.temporalResets {
+		if rn.temporalOwn[r.base] {
+			continue
+		}
+		for i := range res.Inputs {
+			if res.Inputs[i].Path == r.path {
+				res.Inputs[i].addProblem(Problem{File: r.path, Line: r.line, Task: r.base,
+					Message: fmt.Sprintf("run %s resets run %s, whose own history is not among the inputs: what it did after the reset point cannot be ruled out", clip(r.from, 60), clip(r.base, 60))})
+				break
+			}
+		}
+	}
 }
 
 // Result describes what Read read.
@@ -165,14 +193,16 @@ func Read(paths []string, opt Options, emit func(Event)) (Result, error) {
 			all(e)
 		}
 	}
-	r := &run{opt: opt, emit: emit, seen: map[string]bool{}, pending: map[string]*pendingCall{}, page: map[string]string{}}
+	r := &run{opt: opt, emit: emit, seen: map[string]bool{}, pending: map[string]*pendingCall{}, page: map[string]string{},
+		temporalOwn: map[string]bool{}}
 	if workers := runtime.GOMAXPROCS(0); workers > 1 && len(srcs) > 1 {
 		res.Inputs = r.readParallel(srcs, workers)
-		return res, nil
+	} else {
+		for _, s := range srcs {
+			res.Inputs = append(res.Inputs, r.readSource(s))
+		}
 	}
-	for _, s := range srcs {
-		res.Inputs = append(res.Inputs, r.readSource(s))
-	}
+	r.finish(&res)
 	return res, nil
 }
 

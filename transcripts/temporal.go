@@ -156,6 +156,15 @@ func (rn *run) readTemporal(d *document) {
 	for _, e := range evs {
 		t.emit(e)
 	}
+	// The history ends with the run it belongs to: that run's own history
+	// was read (a reset run's copies its base run's events up to the reset
+	// point, which do not make it the base run's own).
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].task != "" {
+			rn.temporalOwn[evs[i].task] = true
+			break
+		}
+	}
 	t.notices()
 }
 
@@ -420,6 +429,7 @@ func (t *temporalReader) emit(e *temporalEvent) {
 			base = t.first
 		}
 		t.resets = append(t.resets, fmt.Sprintf("%s from %s at event %s", clip(e.task, 60), clip(base, 60), clip(e.id, 30)))
+		t.rn.temporalResets = append(t.rn.temporalResets, temporalReset{path: t.d.in.Path, line: e.line, base: base, from: e.task})
 		t.out(e, "task_started", map[string]any{"relation": "resumed", "resumes": base, "reset": true})
 	case "WorkflowExecutionCompleted", "WorkflowExecutionContinuedAsNew":
 		t.ended(e, "completed")
