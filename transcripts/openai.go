@@ -134,7 +134,7 @@ func (rn *run) readOpenAI(d *document) {
 		conv.lifecycle(task, start, line, "task_started", map[string]any{"relation": "root"})
 	}
 	o := &openAIDoc{rn: rn, d: d, conv: conv, task: task, legacy: map[string][]string{}, unread: map[string]int{},
-		turns: map[string]int{}, lastTurn: map[string]int{}, latest: map[string]string{}}
+		turns: map[string]int{}, lastTurn: map[string]int{}, latest: map[string]string{}, inTurn: map[string]int{}, inTurnRaw: map[string]string{}, inTurnOf: -1}
 	repeats := findRepeats(d)
 	for i, it := range items {
 		if rep, ok := repeats.in(it.r); ok {
@@ -167,6 +167,11 @@ type openAIDoc struct {
 	turns    map[string]int    // call id → turns with a call of that id so far in the document
 	lastTurn map[string]int    // call id → the latest of those turns
 	latest   map[string]string // call id → key of its latest call in the document
+	// inTurn counts the calls of each id in the turn being read
+	// (inTurnOf): parallel calls that share an id are calls each.
+	inTurn    map[string]int
+	inTurnRaw map[string]string // call id → its latest record's text in the turn
+	inTurnOf  int
 }
 
 // openAITask names the document's task and the value that names it (which
@@ -255,6 +260,24 @@ func (o *openAIDoc) call(r gjson.Result, ts time.Time, n int, id, name, args str
 		key = o.callKey(id)
 		if turn := o.turns[id]; turn > 1 {
 			key = fmt.Sprintf("%s#%d", key, turn)
+		}
+		// Two different records of one turn with one call id (parallel
+		// calls an exporter numbered alike, items fc_1 and fc_2 with one
+		// call_id: the third adversarial review) are two calls; a
+		// re-recorded history repeats the whole turn, so the same place in
+		// it names the same call again.
+		if o.inTurnOf != o.turn {
+			clear(o.inTurn)
+			clear(o.inTurnRaw)
+			o.inTurnOf = o.turn
+		}
+		if prev, ok := o.inTurnRaw[id]; !ok || prev != r.Raw {
+			// (The very same record twice is one call recorded twice.)
+			o.inTurn[id]++
+			o.inTurnRaw[id] = r.Raw
+		}
+		if k := o.inTurn[id]; k > 1 {
+			key = fmt.Sprintf("%s~%d", key, k)
 		}
 		content := "openai-call-content:" + key + "|" + sha256Hex(name+"\x00"+args)
 		switch {

@@ -318,3 +318,21 @@ func TestOpenAI_OutputWithoutItsCallIsAProblem(t *testing.T) {
 		t.Errorf("with its call: problems %+v", ins[0].Problems)
 	}
 }
+
+// Two items of one Response (fc_1, fc_2) with one call_id are two calls
+// (third adversarial review): two crossings, not one recorded twice.
+func TestOpenAI_TwoItemsWithOneCallIDInOneTurnAreTwoCalls(t *testing.T) {
+	item := func(id string) string {
+		return `{"type": "function_call", "id": "` + id + `", "call_id": "call_0", "name": "slack_post_message", "arguments": ` + slackArgs + `}`
+	}
+	_, evs := readFiles(t, map[string]string{"1.json": `{"id": "resp_1", "output": [` + item("fc_1") + `, ` + item("fc_2") + `]}`}, Options{})
+	n := 0
+	for _, e := range evs {
+		if e.Type == "request_sent" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d calls, want 2: %v", n, brief(evs))
+	}
+}

@@ -437,6 +437,13 @@ func (o *otelDoc) parse(r gjson.Result) (*otelSpan, string) {
 	}
 	s := &otelSpan{r: r, line: o.d.lineOf(r), name: firstOf(r, "name").String()}
 	s.attrs, s.conflict = otelAttrs(firstOf(r, "attributes"))
+	// The arguments under both names the reader accepts, with different
+	// values: two readings too (third adversarial review).
+	if a, ok := s.attrs["gen_ai.tool.call.arguments"]; ok && s.conflict == "" {
+		if b, ok := s.attrs["gen_ai.tool.args"]; ok && a.json != b.json {
+			s.conflict = "gen_ai.tool.call.arguments and gen_ai.tool.args"
+		}
+	}
 	s.op = s.attr("gen_ai.operation.name")
 	var ok bool
 	if s.trace, ok = otelID(firstOf(r, "traceId", "trace_id", "context.trace_id"), 16); !ok || s.trace == "" {

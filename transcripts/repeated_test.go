@@ -216,6 +216,8 @@ func TestOTel_RepeatedAttributesKeysAndSpanIDsAreProblemsOfTheSpan(t *testing.T)
 		{"one span id twice with different content", map[string]string{"a.json": doc(ok, span("c3f1a2b4d5e60718", `,"status":{"code":2}`, other))}, 3, "appears twice with different content"},
 		{"one span id in two files with different content", map[string]string{"a.json": doc(ok), "b.json": doc(span("c3f1a2b4d5e60718", "", attr("gen_ai.tool.name", "slack_post_message"), other))}, 2, "read before with different content"},
 		{"a repeated key in the arguments text", map[string]string{"a.json": doc(ok, span("e457b5a2e4d86bd1", "", attr("gen_ai.tool.call.arguments", `{\"channel\":\"C1\",\"channel\":\"C2\"}`)))}, 3, "arguments.channel"},
+		{"the arguments under both names, different", map[string]string{"a.json": doc(ok, span("e457b5a2e4d86bd1", "", attr("gen_ai.tool.name", "slack_post_message"), args,
+			attr("gen_ai.tool.args", strings.ReplaceAll(otelArgsJSON, "C024BE91L", "C0OTHER01"))))}, 3, "gen_ai.tool.call.arguments and gen_ai.tool.args"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

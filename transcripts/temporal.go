@@ -32,7 +32,11 @@ import (
 //
 // Workflow close events end the task (task_ended); workflow-task events
 // yield nothing. An activity whose first input payload is a JSON object with
-// `destination` and `content_sha256` (or `content.sha256`) is a delivery:
+// `destination` is a delivery, its content `content_sha256`,
+// `content.sha256`, `sha256`, `content.path` (resolved as native paths are)
+// or a `content`, `text`, `body` or `message` string (its UTF-8 bytes);
+// with none of them the delivery
+// has no key:
 //   - ActivityTaskScheduled: the intent;
 //   - ActivityTaskStarted with attempt N: N request_sent (every earlier
 //     attempt may have sent before it failed);
@@ -538,16 +542,30 @@ func (t *temporalReader) scheduled(e *temporalEvent) {
 	if !payload.IsObject() || !payload.Get("destination").Exists() {
 		return
 	}
-	sha := payload.Get("content_sha256")
-	if !sha.Exists() {
-		sha = payload.Get("content.sha256")
-	}
-	if !sha.Exists() {
-		return
-	}
+	// A payload that names a destination is a delivery, whatever form its
+	// content takes (SPEC §2: a digest or a path); with no content it can
+	// be read, it is a delivery with no key (fail closed), never nothing.
 	act.delivery = true
 	act.intent = "activity:" + e.id
-	content := map[string]any{"sha256": argString(sha)}
+	var content map[string]any
+	switch {
+	case payload.Get("content_sha256").Exists():
+		content = map[string]any{"sha256": argString(payload.Get("content_sha256"))}
+	case payload.Get("content.sha256").Exists():
+		content = map[string]any{"sha256": argString(payload.Get("content.sha256"))}
+	case payload.Get("sha256").Exists():
+		content = map[string]any{"sha256": argString(payload.Get("sha256"))}
+	case payload.Get("content.path").Type == gjson.String:
+		content = map[string]any{"path": payload.Get("content.path").Str}
+	case payload.Get("content").Type == gjson.String:
+		content = map[string]any{"sha256": sha256Hex(payload.Get("content").Str)}
+	case payload.Get("text").Type == gjson.String, payload.Get("body").Type == gjson.String, payload.Get("message").Type == gjson.String:
+		// The text it posts, as the conventions' text_args: its bytes.
+		text := firstString(payload.Get("text"), payload.Get("body"), payload.Get("message"))
+		content = map[string]any{"sha256": sha256Hex(text)}
+	default:
+		content = map[string]any{"path": ""} // no content this reader can key: unkeyed
+	}
 	if n := payload.Get("content.name"); n.Type == gjson.String && n.Str != "" {
 		content["name"] = n.Str
 	}

@@ -222,7 +222,13 @@ func TestTemporal_Payloads(t *testing.T) {
 			"content=56e3374fadd3 destination=#reports"},
 		{"a JSON string holding the object (tool arguments)", fmt.Sprintf("%q", `{"destination": "slack/C1", "content_sha256": "`+sha+`"}`),
 			"content=56e3374fadd3 destination=slack/C1"},
-		{"no content digest: not a delivery", `{"destination": "slack/C1", "text": "hi"}`, ""},
+		// A destination makes a delivery whatever its content's form (third
+		// adversarial review: content.path, a top-level sha256, a text were
+		// no evidence at all); with no content at all, one with no key.
+		{"a text: its bytes", `{"destination": "slack/C1", "text": "hi"}`, "content=8f434346648f destination=slack/C1"},
+		{"a content path", `{"destination": "slack/C1", "content": {"path": "report.txt"}}`, "content= destination=slack/C1"}, // (the path, hashed by the analyzer)
+		{"the digest as sha256", `{"destination": "slack/C1", "sha256": "` + sha + `"}`, "content=56e3374fadd3 destination=slack/C1"},
+		{"no content: a delivery with no key", `{"destination": "slack/C1", "count": 3}`, "content= destination=slack/C1"},
 		{"not an object", `"Tokyo"`, ""},
 	}
 	for _, c := range cases {
