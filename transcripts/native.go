@@ -134,21 +134,29 @@ func fieldVariantOf(key []byte) string {
 		return ""
 	}
 	var buf [maxVariantBytes]byte
-	n := 0
-	for i := 0; i < len(key); i++ {
-		switch c := key[i]; {
+	folded, ok := foldName(buf[:0], key, "_-. ")
+	if !ok {
+		return ""
+	}
+	return variantFields[string(folded)]
+}
+
+// foldName appends name to dst in lower case without the separators given
+// (ASCII letters and digits only): the form two spellings of one name
+// share. ok is false for any other character, which makes another word.
+func foldName[T string | []byte](dst []byte, name T, separators string) ([]byte, bool) {
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
 		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-			buf[n] = c
-			n++
+			dst = append(dst, c)
 		case c >= 'A' && c <= 'Z':
-			buf[n] = c + 'a' - 'A'
-			n++
-		case c == '_' || c == '-' || c == '.' || c == ' ':
+			dst = append(dst, c+'a'-'A')
+		case strings.IndexByte(separators, c) >= 0:
 		default:
-			return ""
+			return nil, false
 		}
 	}
-	return variantFields[string(buf[:n])]
+	return dst, true
 }
 
 // variantFields maps each field name, folded as fieldVariant folds, to it.
@@ -174,21 +182,11 @@ func typeVariant(typ string) string {
 		return ""
 	}
 	var buf [maxVariantBytes]byte
-	n := 0
-	for i := 0; i < len(typ); i++ {
-		switch c := typ[i]; {
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-			buf[n] = c
-			n++
-		case c >= 'A' && c <= 'Z':
-			buf[n] = c + 'a' - 'A'
-			n++
-		case c == '_' || c == '-' || c == '.' || c == ' ' || c == '\t' || c == '/' || c == ':':
-		default:
-			return "" // any other character makes another word
-		}
+	folded, ok := foldName(buf[:0], typ, "_-. \t/:")
+	if !ok {
+		return ""
 	}
-	return variantTypes[string(buf[:n])]
+	return variantTypes[string(folded)]
 }
 
 func evidence(r gjson.Result) string { return optionalStrings(r, "intent") }

@@ -326,13 +326,7 @@ func TestOpenAI_TwoItemsWithOneCallIDInOneTurnAreTwoCalls(t *testing.T) {
 		return `{"type": "function_call", "id": "` + id + `", "call_id": "call_0", "name": "slack_post_message", "arguments": ` + slackArgs + `}`
 	}
 	_, evs := readFiles(t, map[string]string{"1.json": `{"id": "resp_1", "output": [` + item("fc_1") + `, ` + item("fc_2") + `]}`}, Options{})
-	n := 0
-	for _, e := range evs {
-		if e.Type == "request_sent" {
-			n++
-		}
-	}
-	if n != 2 {
+	if n := len(ofType(evs, "request_sent")); n != 2 {
 		t.Errorf("%d calls, want 2: %v", n, brief(evs))
 	}
 }
