@@ -134,7 +134,8 @@ func (rn *run) readOpenAI(d *document) {
 		conv.lifecycle(task, start, line, "task_started", map[string]any{"relation": "root"})
 	}
 	o := &openAIDoc{rn: rn, d: d, conv: conv, task: task, legacy: map[string][]string{}, unread: map[string]int{},
-		turns: map[string]int{}, lastTurn: map[string]int{}, latest: map[string]string{}, inTurn: map[string]int{}, inTurnRaw: map[string]string{}, inTurnOf: -1}
+		turns: map[string]int{}, lastTurn: map[string]int{}, latest: map[string]string{}, inTurn: map[string]int{}, inTurnRaw: map[string]string{}, inTurnOf: -1,
+		answered: map[string]string{}}
 	repeats := findRepeats(d)
 	for i, it := range items {
 		if rep, ok := repeats.in(it.r); ok {
@@ -172,6 +173,7 @@ type openAIDoc struct {
 	inTurn    map[string]int
 	inTurnRaw map[string]string // call id → its latest record's text in the turn
 	inTurnOf  int
+	answered  map[string]string // call key → the output this document gave it
 }
 
 // openAITask names the document's task and the value that names it (which
@@ -298,7 +300,21 @@ func (o *openAIDoc) call(r gjson.Result, ts time.Time, n int, id, name, args str
 }
 
 func (o *openAIDoc) result(r gjson.Result, ts time.Time, key string, failed bool) {
-	if key == "" || !o.rn.once("openai-result:"+key) {
+	if key == "" {
+		return
+	}
+	if prev, ok := o.answered[key]; ok {
+		// One history answers one call once. The same output again is
+		// one answer recorded twice; another output means two calls under
+		// one id (parallel calls numbered alike), or one answered twice:
+		// which, cannot be told.
+		if prev != r.Raw {
+			o.problem(r, fmt.Sprintf("a second, different output for call %q in one history: two calls under one id, or one answered twice", clip(key, 60)))
+		}
+		return
+	}
+	o.answered[key] = r.Raw
+	if !o.rn.once("openai-result:" + key) {
 		return
 	}
 	o.conv.Result(key, toolResult{TS: ts, Error: failed, Line: o.d.lineOf(r)})
