@@ -335,7 +335,9 @@ func TestOpenAI_TwoItemsWithOneCallIDInOneTurnAreTwoCalls(t *testing.T) {
 // one id, or one answered twice: a problem, never the first picked.
 func TestOpenAI_TwoDifferentOutputsForOneCallAreAProblem(t *testing.T) {
 	call := `{"role": "assistant", "content": null, "tool_calls": [{"id": "call_0", "type": "function", "function": {"name": "slack_post_message", "arguments": ` + slackArgs + `}}]}`
-	out := func(text string) string { return `{"role": "tool", "tool_call_id": "call_0", "content": "` + text + `"}` }
+	out := func(text string) string {
+		return `{"role": "tool", "tool_call_id": "call_0", "content": "` + text + `"}`
+	}
 	ins, _ := readFiles(t, map[string]string{"a.json": `{"messages": [` + call + `, ` + out("Error: timed out") + `, ` + out("ok") + `]}`}, Options{})
 	if len(ins[0].Problems) != 1 || !strings.Contains(ins[0].Problems[0].Message, "second, different output") {
 		t.Errorf("problems %+v", ins[0].Problems)
