@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -11,6 +12,17 @@ import (
 )
 
 const incidentKey = "v1|dest=slack/C024BE91L|sha256=56e3374fadd347b5a41382218161a64614d3910ef356d2108e54c5bcdc778332"
+
+// ruleLineRef is a citation of a line of the built-in rules.
+var ruleLineRef = regexp.MustCompile(`rules\.rego:\d+`)
+
+// ruleLinesNormalized is a report with every rules.rego:NNN as rules.rego:N,
+// for goldens: a rule that moves (a helper placed beside its rule) must
+// not change every golden that cites it. Which line is cited is tested
+// apart (ruleLine).
+func ruleLinesNormalized(out string) []byte {
+	return []byte(ruleLineRef.ReplaceAllString(out, "rules.rego:N"))
+}
 
 // ruleLine finds the line of rules.rego that starts with prefix, so that
 // the tests check the location explain names without fixing line numbers.
@@ -57,7 +69,7 @@ func TestExplain_IncidentKey(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	goldie.New(t, goldie.WithFixtureDir(goldenDir(t)), goldie.WithNameSuffix(".golden")).Assert(t, "explain-key.txt", []byte(out))
+	goldie.New(t, goldie.WithFixtureDir(goldenDir(t)), goldie.WithNameSuffix(".golden")).Assert(t, "explain-key.txt", ruleLinesNormalized(out))
 }
 
 func TestExplain_IncidentGateTheMorningAfter(t *testing.T) {
@@ -89,7 +101,7 @@ func TestExplain_IncidentGateTheMorningAfter(t *testing.T) {
 	if n := strings.Count(out, "\n"); n > 25 {
 		t.Errorf("%d lines: an explanation should be short enough to read", n)
 	}
-	goldie.New(t, goldie.WithFixtureDir(goldenDir(t)), goldie.WithNameSuffix(".golden")).Assert(t, "explain-gate.txt", []byte(out))
+	goldie.New(t, goldie.WithFixtureDir(goldenDir(t)), goldie.WithNameSuffix(".golden")).Assert(t, "explain-gate.txt", ruleLinesNormalized(out))
 }
 
 func TestExplain_AllowNamesTheAllowingBranch(t *testing.T) {

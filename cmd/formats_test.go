@@ -71,7 +71,7 @@ func TestFormats_GoldensOfTheIncidentAndOfTwoHundredWorkers(t *testing.T) {
 				if code != ExitFindings {
 					t.Errorf("%s: exit %d, want 1 (findings); stderr %q", f, code, stderr)
 				}
-				g.Assert(t, "analyze."+goldenExt[f], []byte(out))
+				g.Assert(t, "analyze."+goldenExt[f], ruleLinesNormalized(out))
 			}
 			if c.name != "06-overnight-resume-duplicate" {
 				return
