@@ -1753,3 +1753,63 @@ test_gate_an_earlier_task_naming_the_key_on_the_command_line_starts_now if {
 	stopped_by(d, object.union(ask("t0", "send"), {"intent_given": true}), "NOT_ELECTED")
 	allowed_as(d, ask("t1", "send"), "NO_MATCHING_HISTORY")
 }
+
+# ---------------------------------------------------------------------------
+# Helpers for speed hold to the plain rules they stand for (rules.rego's
+# last section): the steps toward replacing the whole reference copy of
+# the rules (policy/testdata) by these equivalences.
+
+every_type := {
+	"picker_opened", "picker_dismissed", "picker_accepted", "send_fired", "request_sent",
+	"outgoing_item_seen", "readback", "response", "ui_changed", "timeout", "response_lost",
+	"failure_shown", "interrupted", "status", "gate_check", "tool_output", "task_started", "",
+}
+
+# One fact of every type, with the fields that change a class.
+all_kinds := [f |
+	some typ in every_type
+	some extra in [{}, {"result": "confirmed"}, {"result": "unavailable"}, {"ok": true}, {"ok": false}, {"decision": "allow", "checkpoint": "send"}]
+	f := evx(1, "t1", typ, extra)
+]
+
+test_crossings_of_is_the_crossings if {
+	crossings_of(all_kinds) == [f | some f in all_kinds; crossing(f)]
+}
+
+test_gate_checks_of_is_the_gate_checks if {
+	gate_checks_of(all_kinds) == [f | some f in all_kinds; f.type == "gate_check"]
+}
+
+test_fact_class_is_class if {
+	every f in all_kinds {
+		fact_class(f) == class(f)
+	}
+}
+
+test_scans_by_type_match_the_predicates if {
+	# The type sets the rules test inline before calling a predicate.
+	every f in all_kinds {
+		inline := f.type in {"picker_accepted", "send_fired", "request_sent", "outgoing_item_seen", "readback", "response"}
+		inline == is_crossing(f)
+	}
+	every f in all_kinds {
+		inline := f.type in {"send_fired", "request_sent"}
+		inline == is_submission(f)
+	}
+	every f in all_kinds {
+		inline := f.type in {"picker_accepted", "send_fired", "request_sent"}
+		inline == is_checked_crossing(f)
+	}
+}
+
+is_checked_crossing(f) if checkpoint_of(f)
+
+else := false
+
+is_crossing(f) if crossing(f)
+
+else := false
+
+is_submission(f) if submission(f)
+
+else := false
