@@ -7,13 +7,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/effectlint/effectlint/gate"
 	"github.com/effectlint/effectlint/policy"
 )
 
-// DefaultTimeout bounds policy evaluation. Generous: OPA-NOTES measured
-// well under a second for 100k facts; a policy that needs longer is
-// looping, and check must not hang a worker that waits to send.
-const DefaultTimeout = 30 * time.Second
+// DefaultTimeout bounds policy evaluation (the gate's default).
+const DefaultTimeout = gate.DefaultTimeout
 
 // policyFlags are the flags that add users' rules and data, and bound
 // their evaluation (analyze, check, explain, test, verify).

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/effectlint/effectlint/analyzer"
@@ -36,8 +37,9 @@ const (
 	Send   = string(effect.Send)
 )
 
-// DefaultTimeout bounds each policy evaluation: a policy that needs longer
-// is looping, and a check must not hang a worker that waits to send.
+// DefaultTimeout bounds each policy evaluation. Generous (well under a
+// second is measured for 100k facts): a policy that needs longer is
+// looping, and a check must not hang a worker that waits to send.
 const DefaultTimeout = 30 * time.Second
 
 // ReasonError is the rule of the stop reason a failed check gives.
@@ -200,15 +202,13 @@ func New(ctx context.Context, opts ...Option) (*Gate, error) {
 		eng, err := policy.CompileCached(ctx, policy.Config{Builtin: []policy.Module{rules}, User: user, Data: data})
 		done <- compiled{eng, err}
 	}()
-	var once compiled
-	got := false
 	g := &Gate{cfg: cfg, userLen: len(user)}
-	g.engine = func() (*policy.Engine, error) {
-		if !got {
-			once, got = <-done, true
-		}
-		return once.eng, once.err
-	}
+	// Waited for once, by whichever call needs it first: the Gate is used
+	// concurrently.
+	g.engine = sync.OnceValues(func() (*policy.Engine, error) {
+		c := <-done
+		return c.eng, c.err
+	})
 	return g, nil
 }
 

@@ -88,3 +88,24 @@ func TestCheck_BadRequestsAndBrokenPolicyAreStops(t *testing.T) {
 		t.Errorf("out of time: %+v %v, want a stop with a TimeoutError", d.CheckReport, d.Err)
 	}
 }
+
+// A Gate is used concurrently (a server, a hook answering calls): every
+// call waits for the one engine and decides alike (run with -race).
+func TestCheck_ConcurrentCallsDecideAlike(t *testing.T) {
+	g, err := New(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan string, 8)
+	for i := 0; i < cap(done); i++ {
+		go func() {
+			d := g.Check(context.Background(), Request{Task: "t2", Checkpoint: Send, Paths: []string{incident}})
+			done <- d.Decision
+		}()
+	}
+	for i := 0; i < cap(done); i++ {
+		if got := <-done; got != "stop" {
+			t.Errorf("call %d: %s, want stop", i, got)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/effect"
 )
 
 // htmlRenderer writes one self-contained page: inline CSS, an inline SVG
@@ -172,7 +173,7 @@ func htmlScope(b *strings.Builder, num int, k KeyScope, tl Timeline) {
 		c := k.Consumed
 		fmt.Fprintf(b, "<dt>consumed</dt><dd class=\"s-sent_verified\">at %s by %s %s (%s)</dd>\n", h(c.TS), h(c.Task), h(c.Type),
 			hLink(analyzer.Pointer{File: c.File, Line: c.Line}))
-	case consumedStates[k.State]:
+	case effect.Consumes(k.State):
 		b.WriteString("<dt>consumed</dt><dd class=\"s-sent_verified\">yes, with no crossing on record (see the findings)</dd>\n")
 	}
 	fmt.Fprintf(b, "<dt>tasks</dt><dd>%d", len(k.Tasks))

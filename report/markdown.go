@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/effect"
 )
 
 // markdownRenderer writes an incident write-up to paste into a postmortem:
@@ -80,7 +81,7 @@ func (markdownRenderer) Analyze(w io.Writer, r *Report) error {
 			c := k.Consumed
 			fmt.Fprintf(&b, "- consumed: at %s by %s %s (%s)\n", md(c.TS), md(c.Task), md(c.Type),
 				mdLink(analyzer.Pointer{File: c.File, Line: c.Line}))
-		case consumedStates[k.State]:
+		case effect.Consumes(k.State):
 			b.WriteString("- consumed: yes, with no crossing on record (see the findings)\n")
 		}
 		fmt.Fprintf(&b, "- tasks (%d):\n", len(k.Tasks))

@@ -32,10 +32,6 @@ type Report struct {
 	Paths []string `json:"-"`
 }
 
-// consumedStates are the states in which no other task may cross
-// (effect.Consumes).
-var consumedStates = map[string]bool{effect.SentVerified: true, effect.SendStatusUnknown: true, effect.InFlight: true}
-
 // Fails reports whether a finding is at or above the run's --fail-on.
 // Build's Summary.Failed and every renderer that marks failures (JUnit) use
 // this one comparison.
@@ -138,7 +134,7 @@ func Build(f *analyzer.Facts, a *policy.Analysis, rules []policy.RuleInfo, failO
 			k.Evidence = append(k.Evidence, Evidence{Seq: fact.Seq, TS: fact.TS, Task: fact.Task, Type: fact.Type,
 				Class: v.Classes[j], Segment: fact.Segment, Detail: detail(fact), File: fact.At.File, Line: fact.At.Line})
 		}
-		if consumedStates[v.State] {
+		if effect.Consumes(v.State) {
 			for j := range k.Evidence {
 				if c := k.Evidence[j].Class; c == "crossing" || c == "confirmation" {
 					e := k.Evidence[j]

@@ -14,6 +14,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/effect"
 )
 
 type textRenderer struct {
@@ -322,7 +323,7 @@ func (t textRenderer) keyScope(b *strings.Builder, st styles, width, num int, k 
 		c := k.Consumed
 		field("consumed", st.bad, fmt.Sprintf("at %s by %s %s (%s)", clean(c.TS), clean(c.Task), clean(c.Type),
 			t.ptr(analyzer.Pointer{File: c.File, Line: c.Line})))
-	case consumedStates[k.State]:
+	case effect.Consumes(k.State):
 		field("consumed", st.bad, "yes, with no crossing on record (see the findings)")
 	}
 	switch {

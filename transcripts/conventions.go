@@ -777,7 +777,7 @@ func commandURLs(r *compiledRule, words []string) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(s string) {
-		if n := normalURL(s); n != "" && !seen[n] {
+		if n := effect.NormalizeURL(s); n != "" && !seen[n] {
 			seen[n] = true
 			out = append(out, n)
 		}
@@ -792,9 +792,6 @@ func commandURLs(r *compiledRule, words []string) []string {
 	}
 	return out
 }
-
-// normalURL is NormalizeURL (kept for the conventions' callers).
-func normalURL(s string) string { return effect.NormalizeURL(s) }
 
 // inDir resolves a path a tool call names against the call's working
 // directory (SPEC §2), when the format records one. Without a cwd the path
