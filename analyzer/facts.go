@@ -44,6 +44,8 @@ type Facts struct {
 	Options Options `json:"options"`
 	// Query is set only for `check`: the question being asked.
 	Query *Query `json:"query,omitempty"`
+
+	titlesByIdentity map[string][]string // identityTitles, built on first use
 }
 
 // Options are settings of a run that rules read.

@@ -148,16 +148,8 @@ func (f *Facts) titlesOf(d Destination) []string {
 		set[t] = true
 	}
 	if !d.Weak() {
-		fold := func(x Destination) string {
-			return strings.ToLower(strings.TrimSpace(x.Provider)) + "/" + strings.ToLower(strings.TrimSpace(x.ID))
-		}
-		want := fold(d)
-		for _, t := range f.Tasks {
-			for _, in := range t.Intents {
-				if in.Destination.Title != "" && !in.Destination.Weak() && fold(in.Destination) == want {
-					set[effect.CanonicalTitle(in.Destination.Title)] = true
-				}
-			}
+		for _, t := range f.identityTitles()[foldedIdentity(d)] {
+			set[t] = true
 		}
 	}
 	out := make([]string, 0, len(set))
@@ -166,4 +158,26 @@ func (f *Facts) titlesOf(d Destination) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func foldedIdentity(d Destination) string {
+	return strings.ToLower(strings.TrimSpace(d.Provider)) + "/" + strings.ToLower(strings.TrimSpace(d.ID))
+}
+
+// identityTitles maps each provider identity (folded) to the titles the
+// history's intents give it, built once: an authorization check may ask
+// for every intent.
+func (f *Facts) identityTitles() map[string][]string {
+	if f.titlesByIdentity == nil {
+		f.titlesByIdentity = map[string][]string{}
+		for _, t := range f.Tasks {
+			for _, in := range t.Intents {
+				if in.Destination.Title != "" && !in.Destination.Weak() {
+					k := foldedIdentity(in.Destination)
+					f.titlesByIdentity[k] = append(f.titlesByIdentity[k], effect.CanonicalTitle(in.Destination.Title))
+				}
+			}
+		}
+	}
+	return f.titlesByIdentity
 }
