@@ -34,8 +34,11 @@ rules:
 // problem of that record, in JSON Lines and in documents, never one of
 // them picked (SPEC §3).
 func TestProfileSource_RepeatedKeysAreProblemsOfTheRecord(t *testing.T) {
-	p, err := ParseProfile("acme", []byte(`
-source: {detect: kind, task: session, time: at, tool: fn, args: params, call_id: id}
+	// One profile, its source as JSON Lines and as a document.
+	acme := func(records string) *Profile {
+		t.Helper()
+		p, err := ParseProfile("acme", []byte(`
+source: {detect: kind, `+records+`task: session, time: at, tool: fn, args: params, call_id: id}
 rules:
   - name: acme post
     tool: '^post$'
@@ -43,21 +46,12 @@ rules:
     destination: {provider: acme, id_args: [room]}
     content: {text_args: [text]}
 `))
-	if err != nil {
-		t.Fatal(err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
-	pd, err := ParseProfile("acme-doc", []byte(`
-source: {detect: kind, records: records, task: session, time: at, tool: fn, args: params, call_id: id}
-rules:
-  - name: acme post
-    tool: '^post$'
-    evidence: request_sent
-    destination: {provider: acme, id_args: [room]}
-    content: {text_args: [text]}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, pd := acme(""), acme("records: records, ")
 	good := `{"kind":"call","session":"s1","at":"2026-12-01T08:00:00Z","fn":"post","id":"c1","params":{"room":"r1","text":"hi"}}`
 	for _, c := range []struct {
 		name, record string
