@@ -35,3 +35,39 @@ func TestConsumedStates_TheRulesAndEffectAgree(t *testing.T) {
 		t.Errorf("rules.rego consumes %v, effect.Consumes %v", inRules, inGo)
 	}
 }
+
+// "May be the same" is decided in Go (effect.MayBeSame: which scope an
+// authorization opens) and in Rego (may_be_same: which scopes the gate
+// weighs): one relation, held equal on pairs of every kind.
+func TestMayBeSame_GoAndRegoAgree(t *testing.T) {
+	ds := []effect.Destination{
+		{Provider: "slack", ID: "C1"}, {Provider: "Slack", ID: "c1"}, {Provider: "slack", ID: "C2"},
+		{Provider: "mail", ID: "C1"}, {Provider: "slack", ID: "C1", Title: "#Fin"}, {Title: "#fin"},
+		{Title: "  #FIN "}, {Title: "#other"}, {Provider: "slack", ID: "C2", Title: "#fin"}, {Provider: " slack ", ID: "C1 "},
+	}
+	q, err := rego.New(rego.Module(builtin.RulesName, builtin.Rules), rego.Query("x := data.effectlint.may_be_same(input.a, input.b)")).PrepareForEval(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	asMap := func(d effect.Destination) map[string]any {
+		m := map[string]any{}
+		for k, v := range map[string]string{"provider": d.Provider, "id": d.ID, "title": d.Title} {
+			if v != "" {
+				m[k] = v
+			}
+		}
+		return m
+	}
+	for _, a := range ds {
+		for _, b := range ds {
+			rs, err := q.Eval(context.Background(), rego.EvalInput(map[string]any{"a": asMap(a), "b": asMap(b)}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			inRego := len(rs) == 1 && rs[0].Bindings["x"] == true
+			if got := effect.MayBeSame(a, b); got != inRego {
+				t.Errorf("%+v ~ %+v: Go %v, Rego %v", a, b, got, inRego)
+			}
+		}
+	}
+}
