@@ -405,6 +405,9 @@ func (o *openAIDoc) message(n int, r gjson.Result, ts time.Time) {
 		if q := o.legacy[name]; len(q) > 0 {
 			o.legacy[name] = q[1:]
 			o.result(r, ts, q[0], outputSaysError(r.Get("content")))
+		} else {
+			// As for an output whose call id was never read: the call ran.
+			o.problem(r, fmt.Sprintf("result of function %q, whose function_call is not in the history read: the call it answers ran, and may have delivered", clip(name, 60)))
 		}
 	}
 }

@@ -302,7 +302,8 @@ func TestOpenAI_SameIDInOneTurnIsOneCall(t *testing.T) {
 // review).
 func TestOpenAI_OutputWithoutItsCallIsAProblem(t *testing.T) {
 	for name, doc := range map[string]string{
-		"chat": `{"messages": [{"role": "user", "content": "post it"}, {"role": "tool", "tool_call_id": "call_Z7", "content": "{\"ok\":true}"}]}`,
+		"chat":            `{"messages": [{"role": "user", "content": "post it"}, {"role": "tool", "tool_call_id": "call_Z7", "content": "{\"ok\":true}"}]}`,
+		"legacy function": `{"messages": [{"role": "user", "content": "post it"}, {"role": "function", "name": "slack_post_message", "content": "{\"ok\":true}"}]}`,
 		"responses": `{"object": "response", "input": [{"type": "message", "role": "user", "content": "post it"},` +
 			` {"type": "function_call_output", "call_id": "call_Q8", "output": "{\"ok\":true}"}], "output": []}`,
 	} {

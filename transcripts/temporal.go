@@ -72,6 +72,29 @@ import (
 // one with no start. The CLI then drops every event after T, as for every
 // format; each fact carries its own event's time.
 
+// temporalContentsDisagree: a payload names its content in more than one
+// form (a digest field, another digest field, a text) and they are not
+// the same bytes.
+func temporalContentsDisagree(p gjson.Result) bool {
+	seen := map[string]bool{}
+	for _, k := range []string{"content_sha256", "content.sha256", "sha256"} {
+		if v := p.Get(k); v.Type == gjson.String {
+			seen[strings.TrimPrefix(strings.ToLower(strings.TrimSpace(v.Str)), "sha256:")] = true
+		}
+	}
+	for _, k := range []string{"content", "text", "body", "message"} {
+		if v := p.Get(k); v.Type == gjson.String {
+			seen[sha256Hex(v.Str)] = true
+		}
+	}
+	return len(seen) > 1
+}
+
+// temporalCloses are the events that end a run.
+var temporalCloses = map[string]bool{"WorkflowExecutionCompleted": true, "WorkflowExecutionFailed": true,
+	"WorkflowExecutionTimedOut": true, "WorkflowExecutionTerminated": true, "WorkflowExecutionCanceled": true,
+	"WorkflowExecutionContinuedAsNew": true}
+
 // maxUnixSeconds is the last second of the year 9999: later times do not
 // print as RFC 3339.
 const maxUnixSeconds = 253402300799
@@ -160,14 +183,12 @@ func (rn *run) readTemporal(d *document) {
 	for _, e := range evs {
 		t.emit(e)
 	}
-	// The history ends with the run it belongs to: that run's own history
-	// was read (a reset run's copies its base run's events up to the reset
-	// point, which do not make it the base run's own).
-	for i := len(evs) - 1; i >= 0; i-- {
-		if evs[i].task != "" {
-			rn.temporalOwn[evs[i].task] = true
-			break
-		}
+	// A history that ends with its run's close is that run's own, whole
+	// history. A reset run's copies its base run's events only up to the
+	// reset point, and a base run's history cut before its end (a reset
+	// terminates it) is no whole history either.
+	if last := evs[len(evs)-1]; last.task != "" && temporalCloses[last.typ] {
+		rn.temporalOwn[last.task] = true
 	}
 	t.notices()
 }
@@ -549,6 +570,11 @@ func (t *temporalReader) scheduled(e *temporalEvent) {
 	act.intent = "activity:" + e.id
 	var content map[string]any
 	switch {
+	case temporalContentsDisagree(payload):
+		// Two readings of what was sent: keyed by neither (fail closed).
+		t.d.in.addProblem(Problem{File: t.d.in.Path, Line: e.line, Task: e.task,
+			Message: "the delivery's payload gives its content twice, differently: which bytes were sent cannot be told"})
+		content = map[string]any{"path": ""}
 	case payload.Get("content_sha256").Exists():
 		content = map[string]any{"sha256": argString(payload.Get("content_sha256"))}
 	case payload.Get("content.sha256").Exists():

@@ -229,6 +229,9 @@ func TestTemporal_Payloads(t *testing.T) {
 		{"a content path", `{"destination": "slack/C1", "content": {"path": "report.txt"}}`, "content= destination=slack/C1"}, // (the path, hashed by the analyzer)
 		{"the digest as sha256", `{"destination": "slack/C1", "sha256": "` + sha + `"}`, "content=56e3374fadd3 destination=slack/C1"},
 		{"no content: a delivery with no key", `{"destination": "slack/C1", "count": 3}`, "content= destination=slack/C1"},
+		// Two readings of the content that disagree (fourth review): keyed
+		// by neither, and a problem (TestTemporal_ContentGivenTwiceDifferently).
+		{"two digests that disagree", `{"destination": "slack/C1", "content_sha256": "` + sha + `", "sha256": "` + strings.Repeat("0", 64) + `"}`, "content= destination=slack/C1"},
 		{"not an object", `"Tokyo"`, ""},
 	}
 	for _, c := range cases {
@@ -368,5 +371,19 @@ func TestTemporal_ARunThatContinuesNamesItsNextRun(t *testing.T) {
 		if len(got) < 2 || got[len(got)-2] != want || !strings.Contains(got[len(got)-1], "task_ended") {
 			t.Errorf("%s: events\n%s\nwant the last two to be %q and the run's end", close, strings.Join(got, "\n"), want)
 		}
+	}
+}
+
+func TestTemporal_ContentGivenTwiceDifferently(t *testing.T) {
+	const sha = "56e3374fadd347b5a41382218161a64614d3910ef356d2108e54c5bcdc778332"
+	payload := `{"destination": "slack/C1", "content_sha256": "` + sha + `", "text": "other"}`
+	ins, _ := readTemporalText(t, map[string]string{"h.json": history(spelling{}, wf("", scheduled("a1", payload))...)})
+	if len(ins[0].Problems) != 1 || !strings.Contains(ins[0].Problems[0].Message, "content twice") {
+		t.Errorf("problems %+v", ins[0].Problems)
+	}
+	same := `{"destination": "slack/C1", "content_sha256": "` + strings.ToUpper(sha) + `", "sha256": "sha256:` + sha + `"}`
+	ins, _ = readTemporalText(t, map[string]string{"h.json": history(spelling{}, wf("", scheduled("a1", same))...)})
+	if len(ins[0].Problems) != 0 {
+		t.Errorf("one digest in two spellings: problems %+v", ins[0].Problems)
 	}
 }

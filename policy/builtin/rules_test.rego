@@ -1813,3 +1813,14 @@ else := false
 is_submission(f) if submission(f)
 
 else := false
+
+test_gate_a_task_holding_only_a_may_be_same_scope_starts_now if {
+	# t0 started first and holds the title-only scope; asking about
+	# key_a (whose destination carries that title) it must defer to t1,
+	# which holds key_a itself and cannot weigh t0's title-only scope.
+	d0 := related_world({"title": "#Reports"})
+	t0 := object.union(d0.tasks.t1, {"id": "t0", "ended": false, "status": ""})
+	scopes := [d0.scopes[0], object.union(d0.scopes[1], {"tasks": ["t0"], "facts": []})]
+	d := object.union(d0, {"tasks": {"t0": t0, "t2": d0.tasks.t2}, "scopes": scopes})
+	stopped_by(d, object.union(ask("t0", "send"), {"intent_given": true}), "NOT_ELECTED")
+}

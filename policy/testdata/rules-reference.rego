@@ -710,12 +710,15 @@ q_state := state_of(q_facts, q_tasks) if q.key != ""
 else := null
 
 # The asking task starts now when it has no history, or when its history
-# holds no intent of the weighed scopes (it names the key on the command
-# line): its earlier start is not a claim on this key, and the tasks of
-# the scope could not see it to defer to it (SPEC §5: one executor).
+# holds no intent of the very scope asked about (it names the key on the
+# command line, or holds only a scope that may be the same): its earlier
+# start is not a claim on this key, and the tasks of the scope need not
+# see it to defer to it (SPEC §5: one executor).
 q_rank := input.tasks[q.task].start_rank if {
 	q.task_known
-	q.task in {t.id | some t in q_tasks}
+	some s in q_scope
+	s.id == q.scope_id
+	q.task in s.tasks
 } else := count(input.tasks)
 
 running_others := [t | some t in other_tasks; running(t)]
