@@ -1,0 +1,331 @@
+package ledgertest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/effectlint/effectlint/effect"
+	"github.com/effectlint/effectlint/ledger"
+	"pgregory.net/rapid"
+)
+
+// Opener opens a fresh, empty store for one test. cfg carries the suite's
+// clock skew; the store must honour it.
+type Opener func(t *testing.T, cfg ledger.Config) ledger.Store
+
+// Clock is the suite's control of a store's clock: Advance moves it on.
+type Clock struct{ skew atomic.Int64 }
+
+// Advance moves the store's clock on by d.
+func (c *Clock) Advance(d time.Duration) { c.skew.Add(int64(d)) }
+
+// Config is a store configuration whose clock this Clock drives.
+func (c *Clock) Config() ledger.Config {
+	return ledger.Config{Skew: func() time.Duration { return time.Duration(c.skew.Load()) }}
+}
+
+// Key is a canonical key for tests, one per n.
+func Key(n int) string {
+	k, err := effect.NewKey(effect.Destination{Provider: "slack", ID: fmt.Sprintf("C%03d", n)}, fmt.Sprintf("%064x", n+1))
+	if err != nil {
+		panic(err)
+	}
+	return k.String()
+}
+
+type fixture struct {
+	t     *testing.T
+	ctx   context.Context
+	clock *Clock
+	s     ledger.Store
+}
+
+func newFixture(t *testing.T, open Opener) *fixture {
+	c := &Clock{}
+	s := open(t, c.Config())
+	t.Cleanup(func() { _ = s.Close() })
+	return &fixture{t: t, ctx: context.Background(), clock: c, s: s}
+}
+
+func (f *fixture) claim(task, key, scope string, lease time.Duration) ledger.Result {
+	f.t.Helper()
+	r, err := f.s.Claim(f.ctx, mustClaim(f.t, ledger.ClaimRequest{Task: task, Key: key, Scope: scope, Lease: lease}))
+	if err != nil {
+		f.t.Fatalf("claim %s: %v", task, err)
+	}
+	return r
+}
+
+func (f *fixture) cross(key, scope string, token int64) ledger.Result {
+	f.t.Helper()
+	r, err := f.s.Cross(f.ctx, ledger.CrossRequest{Key: key, Scope: scope, Token: token, Checkpoint: "send"})
+	if err != nil {
+		f.t.Fatalf("cross %d: %v", token, err)
+	}
+	return r
+}
+
+func (f *fixture) settle(key, scope string, token int64, o ledger.Outcome) ledger.Result {
+	f.t.Helper()
+	r, err := f.s.Settle(f.ctx, ledger.SettleRequest{Key: key, Scope: scope, Token: token, Outcome: o})
+	if err != nil {
+		f.t.Fatalf("settle %d %s: %v", token, o, err)
+	}
+	return r
+}
+
+func mustClaim(t *testing.T, req ledger.ClaimRequest) ledger.ClaimRequest {
+	req, err := ledger.NormalizeClaim(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+func want(t *testing.T, what string, r ledger.Result, granted bool, rule string, state ledger.State, token int64) {
+	t.Helper()
+	gotRule := ""
+	if len(r.Reasons) > 0 {
+		gotRule = r.Reasons[0].Rule
+	}
+	if r.Granted != granted || gotRule != rule || r.State != state || r.Token != token {
+		t.Fatalf("%s: got granted=%v rule=%q state=%s token=%d, want granted=%v rule=%q state=%s token=%d (%+v)",
+			what, r.Granted, gotRule, r.State, r.Token, granted, rule, state, token, r.Reasons)
+	}
+}
+
+// Run runs the conformance suite against a store.
+func Run(t *testing.T, open Opener) {
+	o := ledger.OriginalScope
+	k := Key(1)
+	t.Run("WorkerLoop", func(t *testing.T) {
+		f := newFixture(t, open)
+		r := f.claim("a", k, o, time.Minute)
+		want(t, "claim", r, true, "", ledger.Claimed, 1)
+		if r.ProviderToken != ledger.ProviderToken(k, o) || r.Holder != "a" || !r.LeaseExpires.After(time.Now().Add(50*time.Second)) {
+			t.Fatalf("claim record: %+v", r)
+		}
+		want(t, "cross", f.cross(k, o, 1), true, "", ledger.Crossing, 1)
+		want(t, "cross again", f.cross(k, o, 1), true, "", ledger.Crossing, 1)
+		want(t, "settle", f.settle(k, o, 1, ledger.Confirmed), true, "", ledger.SentVerified, 1)
+		want(t, "claim after", f.claim("b", k, o, time.Minute), false, ledger.KeyConsumed, ledger.SentVerified, 1)
+		rec, ok, err := f.s.Get(f.ctx, k, o)
+		if err != nil || !ok || rec.State != ledger.SentVerified {
+			t.Fatalf("get: %+v %v %v", rec, ok, err)
+		}
+	})
+	t.Run("Fencing", func(t *testing.T) {
+		f := newFixture(t, open)
+		want(t, "A claims", f.claim("A", k, o, 10*time.Second), true, "", ledger.Claimed, 1)
+		want(t, "B refused", f.claim("B", k, o, 10*time.Second), false, ledger.ClaimedByOther, ledger.Claimed, 1)
+		f.clock.Advance(11 * time.Second)
+		want(t, "B claims", f.claim("B", k, o, 10*time.Second), true, "", ledger.Claimed, 2)
+		want(t, "A cross", f.cross(k, o, 1), false, ledger.Fenced, ledger.Claimed, 2)
+		want(t, "A settle", f.settle(k, o, 1, ledger.NotCrossed), false, ledger.Fenced, ledger.Claimed, 2)
+		want(t, "A confirm", f.settle(k, o, 1, ledger.Confirmed), false, ledger.Fenced, ledger.Claimed, 2)
+		want(t, "B cross", f.cross(k, o, 2), true, "", ledger.Crossing, 2)
+		want(t, "B settle", f.settle(k, o, 2, ledger.Confirmed), true, "", ledger.SentVerified, 2)
+	})
+	t.Run("RenewKeepsToken", func(t *testing.T) {
+		f := newFixture(t, open)
+		f.claim("A", k, o, 10*time.Second)
+		f.clock.Advance(8 * time.Second)
+		want(t, "renew", f.claim("A", k, o, 10*time.Second), true, "", ledger.Claimed, 1)
+		f.clock.Advance(8 * time.Second)
+		want(t, "still live", f.claim("B", k, o, 10*time.Second), false, ledger.ClaimedByOther, ledger.Claimed, 1)
+	})
+	t.Run("ExpiredCrossingIsNeverFreed", func(t *testing.T) {
+		f := newFixture(t, open)
+		f.claim("A", k, o, 10*time.Second)
+		f.cross(k, o, 1)
+		f.clock.Advance(11 * time.Second)
+		want(t, "claim", f.claim("B", k, o, 10*time.Second), false, ledger.KeyConsumed, ledger.SendStatusUnknown, 1)
+		want(t, "late confirm", f.settle(k, o, 1, ledger.Confirmed), true, "", ledger.SentVerified, 1)
+	})
+	t.Run("ReleaseBeforeCrossing", func(t *testing.T) {
+		f := newFixture(t, open)
+		f.claim("A", k, o, time.Minute)
+		want(t, "release", f.settle(k, o, 1, ledger.NotCrossed), true, "", ledger.Free, 1)
+		want(t, "cross released", f.cross(k, o, 1), false, ledger.NotClaimed, ledger.Free, 1)
+		want(t, "next", f.claim("B", k, o, time.Minute), true, "", ledger.Claimed, 2)
+		f.cross(k, o, 2)
+		want(t, "release after cross", f.settle(k, o, 2, ledger.NotCrossed), false, ledger.AlreadyCrossed, ledger.Crossing, 2)
+		want(t, "unknown", f.settle(k, o, 2, ledger.Unknown), true, "", ledger.SendStatusUnknown, 2)
+		want(t, "claim", f.claim("C", k, o, time.Minute), false, ledger.KeyConsumed, ledger.SendStatusUnknown, 2)
+	})
+	t.Run("Authorization", func(t *testing.T) {
+		f := newFixture(t, open)
+		want(t, "unknown scope", f.claim("A", k, "re1", time.Minute), false, ledger.UnknownAuthorization, ledger.Free, 0)
+		req, _ := ledger.NormalizeAuthorize(ledger.AuthorizeRequest{Key: k, Authorization: "re1", By: "pat", Reason: "customer lost it"})
+		r, err := f.s.Authorize(f.ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want(t, "authorize", r, true, "", ledger.Free, 0)
+		r, _ = f.s.Authorize(f.ctx, req)
+		want(t, "authorize again", r, true, "", ledger.Free, 0)
+		req.Reason = "other"
+		r, _ = f.s.Authorize(f.ctx, req)
+		want(t, "other words", r, false, ledger.AuthorizationExists, ledger.Free, 0)
+		want(t, "claim", f.claim("A", k, "re1", time.Minute), true, "", ledger.Claimed, 1)
+		if r.ProviderToken == ledger.ProviderToken(k, o) {
+			t.Fatal("a new scope has a new provider token")
+		}
+		f.cross(k, "re1", 1)
+		f.settle(k, "re1", 1, ledger.Confirmed)
+		want(t, "once", f.claim("B", k, "re1", time.Minute), false, ledger.KeyConsumed, ledger.SentVerified, 1)
+		want(t, "original untouched", f.claim("B", k, o, time.Minute), true, "", ledger.Claimed, 1)
+	})
+	t.Run("Journal", func(t *testing.T) {
+		f := newFixture(t, open)
+		f.claim("A", k, o, time.Minute)
+		f.claim("B", k, o, time.Minute)
+		f.cross(k, o, 1)
+		f.settle(k, o, 1, ledger.Confirmed)
+		f.claim("C", Key(2), o, time.Minute)
+		var got []ledger.Entry
+		if err := f.s.Journal(f.ctx, k, func(e ledger.Entry) error { got = append(got, e); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		wantOps := []string{"claim A granted", "claim B refused", "cross A granted", "settle A granted"}
+		if len(got) != len(wantOps) {
+			t.Fatalf("journal of %s: %d entries, want %d: %+v", k, len(got), len(wantOps), got)
+		}
+		for i, e := range got {
+			g := map[bool]string{true: "granted", false: "refused"}[e.Granted]
+			if s := fmt.Sprintf("%s %s %s", e.Op, e.Task, g); s != wantOps[i] {
+				t.Errorf("entry %d: %s, want %s", i, s, wantOps[i])
+			}
+			if i > 0 && (e.Seq <= got[i-1].Seq || e.Time.Before(got[i-1].Time)) {
+				t.Errorf("entry %d out of order: %+v after %+v", i, e, got[i-1])
+			}
+		}
+		n := 0
+		_ = f.s.Journal(f.ctx, "", func(ledger.Entry) error { n++; return nil })
+		if n != 5 {
+			t.Fatalf("whole journal: %d entries, want 5", n)
+		}
+	})
+	t.Run("PruneKeepsTombstones", func(t *testing.T) {
+		f := newFixture(t, open)
+		f.claim("A", k, o, time.Minute)
+		f.cross(k, o, 1)
+		f.settle(k, o, 1, ledger.Confirmed)
+		f.claim("B", Key(2), o, time.Minute) // live: kept whole
+		f.clock.Advance(time.Hour)
+		now, err := f.s.Now(f.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := f.s.Prune(f.ctx, now)
+		if err != nil || n != 1 {
+			t.Fatalf("prune: %d scopes, %v; want 1", n, err)
+		}
+		var got []ledger.Entry
+		_ = f.s.Journal(f.ctx, k, func(e ledger.Entry) error { got = append(got, e); return nil })
+		if len(got) != 1 || got[0].Op != ledger.OpTombstone || got[0].State != ledger.SentVerified || got[0].Task != "A" {
+			t.Fatalf("after prune: %+v", got)
+		}
+		want(t, "claim after prune", f.claim("C", k, o, time.Minute), false, ledger.KeyConsumed, ledger.SentVerified, 1)
+		n, _ = f.s.Prune(f.ctx, now)
+		if n != 0 {
+			t.Fatalf("second prune pruned %d", n)
+		}
+	})
+	t.Run("ConcurrentClaimsGrantOne", func(t *testing.T) {
+		f := newFixture(t, open)
+		for round := 0; round < 5; round++ {
+			key := Key(100 + round)
+			var granted atomic.Int32
+			var wg sync.WaitGroup
+			errs := make(chan error, 64)
+			for w := 0; w < 64; w++ {
+				wg.Add(1)
+				go func(w int) {
+					defer wg.Done()
+					r, err := f.s.Claim(f.ctx, mustClaim(t, ledger.ClaimRequest{Task: fmt.Sprintf("w%d", w), Key: key, Lease: time.Minute}))
+					if err != nil {
+						errs <- err
+						return
+					}
+					if r.Granted {
+						granted.Add(1)
+					}
+				}(w)
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Fatalf("round %d: %v", round, err)
+			}
+			if g := granted.Load(); g != 1 {
+				t.Fatalf("round %d: %d grants, want 1", round, g)
+			}
+		}
+	})
+	t.Run("AgreesWithTheModel", func(t *testing.T) { Differential(t, open) })
+}
+
+// Differential drives a store and Model with the same random operations
+// and requires the same answers. Time moves in steps of 4s against leases
+// of 10s, so no check falls on an expiry instant and the store's own clock
+// drift between calls (milliseconds) cannot change an answer.
+func Differential(t *testing.T, open Opener) {
+	rapid.Check(t, func(rt *rapid.T) {
+		c := &Clock{}
+		s := open(t, c.Config())
+		defer s.Close()
+		m := NewModel()
+		ctx := context.Background()
+		base := time.Now()
+		keys := []string{Key(1), Key(2)}
+		scopes := []string{ledger.OriginalScope, "a1"}
+		tasks := []string{"t1", "t2", "t3"}
+		steps := rapid.IntRange(1, 40).Draw(rt, "steps")
+		for i := 0; i < steps; i++ {
+			now := base.Add(time.Duration(c.skew.Load()))
+			key := rapid.SampledFrom(keys).Draw(rt, "key")
+			scope := rapid.SampledFrom(scopes).Draw(rt, "scope")
+			token := int64(rapid.IntRange(1, 4).Draw(rt, "token"))
+			var got ledger.Result
+			var exp Answer
+			var err error
+			op := rapid.SampledFrom([]string{"claim", "claim", "cross", "settle", "authorize", "wait"}).Draw(rt, "op")
+			switch op {
+			case "wait":
+				c.Advance(4 * time.Second * time.Duration(rapid.IntRange(1, 3).Draw(rt, "wait")))
+				continue
+			case "claim":
+				task := rapid.SampledFrom(tasks).Draw(rt, "task")
+				exp = m.Claim(task, key, scope, 10*time.Second, now)
+				got, err = s.Claim(ctx, mustClaim(t, ledger.ClaimRequest{Task: task, Key: key, Scope: scope, Lease: 10 * time.Second}))
+			case "cross":
+				exp = m.Cross(key, scope, token, now)
+				got, err = s.Cross(ctx, ledger.CrossRequest{Key: key, Scope: scope, Token: token, Checkpoint: "send"})
+			case "settle":
+				o := rapid.SampledFrom([]ledger.Outcome{ledger.Confirmed, ledger.Unknown, ledger.NotCrossed}).Draw(rt, "outcome")
+				exp = m.Settle(key, scope, token, o, now)
+				got, err = s.Settle(ctx, ledger.SettleRequest{Key: key, Scope: scope, Token: token, Outcome: o})
+			case "authorize":
+				words := rapid.SampledFrom([]string{"ok", "other"}).Draw(rt, "words")
+				exp = m.Authorize(key, "a1", "pat", words)
+				got, err = s.Authorize(ctx, ledger.AuthorizeRequest{Key: key, Authorization: "a1", By: "pat", Reason: words})
+			}
+			if err != nil {
+				rt.Fatalf("step %d %s: %v", i, op, err)
+			}
+			rule := ""
+			if len(got.Reasons) > 0 {
+				rule = got.Reasons[0].Rule
+			}
+			g := Answer{Granted: got.Granted, Rule: rule, State: got.State, Token: got.Token, Holder: got.Holder}
+			if g != exp {
+				rt.Fatalf("step %d %s %s/%s token %d: store %+v, model %+v", i, op, key[len(key)-4:], scope, token, g, exp)
+			}
+		}
+	})
+}
