@@ -81,7 +81,7 @@ func TestExplain_IncidentGateTheMorningAfter(t *testing.T) {
 	for _, want := range []string{
 		"STOP task t2 at resume\n",
 		"  KEY_CONSUMED  the scope is send_status_unknown by the evidence of task(s) t1\n" +
-			"    rule  " + ruleLine(t, `stop contains reason(6, "KEY_CONSUMED", msg, consumed_by)`) + `  stop contains reason(6, "KEY_CONSUMED", msg, consumed_by)` + "\n",
+			"    rule  " + ruleLine(t, `stop contains reason(rego.metadata.rule(), "KEY_CONSUMED", msg, consumed_by)`) + `  Key consumed: stop contains reason(rego.metadata.rule(), "KEY_CONSUMED", msg, consumed_by)` + "\n",
 		"why the other tasks' evidence is send_status_unknown\n",
 		// t1 crossed, then its segment ended: the send may have happened.
 		ruleLine(t, "status_unknown(facts, _) if {") + "  status_unknown(facts, _) if { some f in facts; crossing(f); f.segment_ended }\n" +

@@ -129,5 +129,5 @@ func (m *Memory) Prune(_ context.Context, before time.Time) (int, error) {
 }
 
 func (m *Memory) Now(context.Context) (time.Time, error) { return m.cfg.Now(time.Now()), nil }
-func (m *Memory) Where() string                         { return "memory" }
-func (m *Memory) Close() error                          { return nil }
+func (m *Memory) Where() string                          { return "memory" }
+func (m *Memory) Close() error                           { return nil }

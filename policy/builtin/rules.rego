@@ -747,14 +747,29 @@ executor := null if {
 	count(candidates) > 0
 } else := null
 
-reason(order, rule, message, facts) := {"order": order, "rule": rule, "message": message, "evidence": pointers(facts)}
+# Each stop reason is one definition of stop with METADATA: its title, the
+# contract's sentence, and its place in SPEC §5's order of reasons
+# (custom.order), which reports and the check's first reason follow.
+reason(meta, rule, message, facts) := {"order": order_of(meta), "rule": rule, "message": message, "evidence": pointers(facts)}
 
-stop contains reason(1, "UNKNOWN_TASK", sprintf("task %s has no history and no intent was given", [q.task]), []) if {
+order_of(meta) := meta.custom.order
+
+# METADATA
+# title: Unknown task
+# description: The asking task has no history and no intent was given; nothing says what it would deliver.
+# custom:
+#   order: 1
+stop contains reason(rego.metadata.rule(), "UNKNOWN_TASK", sprintf("task %s has no history and no intent was given", [q.task]), []) if {
 	not q.task_known
 	not q.intent_given
 }
 
-stop contains reason(2, "NO_KEY", sprintf("no key for task %s: %s", [q.task, q.key_error]), []) if {
+# METADATA
+# title: No key
+# description: The asking task's key cannot be computed (its content path is unreadable, its digest or key malformed).
+# custom:
+#   order: 2
+stop contains reason(rego.metadata.rule(), "NO_KEY", sprintf("no key for task %s: %s", [q.task, q.key_error]), []) if {
 	q.key == ""
 	task_or_intent_known
 }
@@ -766,20 +781,30 @@ task_or_intent_known if q.intent_given
 # Every incomplete history may be relevant: its unreadable lines may hold an
 # intent for this very key, and a task with no history may have crossed
 # anything. Fail closed.
+# METADATA
+# title: History unreadable
+# description: A history that is or may be relevant is incomplete or unreadable; no crossing can be ruled out. Fail closed.
+# custom:
+#   order: 3
 stop contains r if {
 	some t in input.tasks
 	not t.complete
 	r := {
-		"order": 3, "rule": "HISTORY_UNREADABLE",
+		"order": order_of(rego.metadata.rule()), "rule": "HISTORY_UNREADABLE",
 		"message": sprintf("the history of task %s is incomplete (%s) and may concern this key", [t.id, concat("; ", t.incomplete_because)]),
 		"evidence": array.concat(array.concat(t.problems, [t.start | t.history]), t.referenced_at),
 	}
 }
 
+# METADATA
+# title: History unreadable
+# description: A history that is or may be relevant is incomplete or unreadable; no crossing can be ruled out. Fail closed.
+# custom:
+#   order: 3
 stop contains r if {
 	count(input.unattributed_problems) > 0
 	r := {
-		"order": 3, "rule": "HISTORY_UNREADABLE",
+		"order": order_of(rego.metadata.rule()), "rule": "HISTORY_UNREADABLE",
 		"message": sprintf("%d unreadable part(s) of the inputs may belong to any task", [count(input.unattributed_problems)]),
 		"evidence": input.unattributed_problems,
 	}
@@ -806,12 +831,22 @@ unkeyed_destination(f) := f.unkeyed_destination if f.unkeyed_destination
 
 else := {}
 
-stop contains reason(4, "UNKEYED_CROSSING", msg, relevant_unkeyed) if {
+# METADATA
+# title: Unkeyed crossing
+# description: A crossing that cannot be tied to a key may have delivered this very file.
+# custom:
+#   order: 4
+stop contains reason(rego.metadata.rule(), "UNKEYED_CROSSING", msg, relevant_unkeyed) if {
 	count(relevant_unkeyed) > 0
 	msg := sprintf("%d crossing(s) or unresolved approach(es) of task(s) %s cannot be tied to a key and may have delivered this one: %s", [count(relevant_unkeyed), concat(", ", tasks_of(relevant_unkeyed)), relevant_unkeyed[0].unkeyed_because])
 }
 
-stop contains reason(5, "UNKNOWN_AUTHORIZATION", sprintf("authorization %q has no record for key %s", [q.authorization, q.key]), []) if {
+# METADATA
+# title: Unknown authorization
+# description: The asking task's intent names an authorization with no record.
+# custom:
+#   order: 5
+stop contains reason(rego.metadata.rule(), "UNKNOWN_AUTHORIZATION", sprintf("authorization %q has no record for key %s", [q.authorization, q.key]), []) if {
 	q.authorization != ""
 	q.key != ""
 	not authorized(q.authorization, q.key)
@@ -821,7 +856,12 @@ stop contains reason(5, "UNKNOWN_AUTHORIZATION", sprintf("authorization %q has n
 # reason, so KEY_CONSUMED always points at the facts that consumed the scope.
 consumed_by := [f | some f in others_facts; consuming(f)]
 
-stop contains reason(6, "KEY_CONSUMED", msg, consumed_by) if {
+# METADATA
+# title: Key consumed
+# description: Another task's evidence makes the scope sent_verified, send_status_unknown or in_flight, or another task holds an unresolved approach.
+# custom:
+#   order: 6
+stop contains reason(rego.metadata.rule(), "KEY_CONSUMED", msg, consumed_by) if {
 	others_state in consumed_states
 	count(consumed_by) > 0
 	msg := sprintf("the scope is %s by the evidence of task(s) %s%s", [others_state, concat(", ", tasks_of(consumed_by)), weighed_also])
@@ -835,7 +875,12 @@ weighed_also := sprintf(" (with the scopes whose destination may be the same: %s
 
 held_approaches := [a | some a in others_facts; not a.segment_ended; unresolved_approach(a, others_facts)]
 
-stop contains reason(6, "KEY_CONSUMED", msg, held_approaches) if {
+# METADATA
+# title: Key consumed
+# description: Another task's evidence makes the scope sent_verified, send_status_unknown or in_flight, or another task holds an unresolved approach.
+# custom:
+#   order: 6
+stop contains reason(rego.metadata.rule(), "KEY_CONSUMED", msg, held_approaches) if {
 	count(held_approaches) > 0
 	msg := sprintf("task(s) %s hold an unresolved approach (%s) and may be about to cross", [concat(", ", tasks_of(held_approaches)), concat(", ", [a.type | some a in held_approaches])])
 }
@@ -855,7 +900,12 @@ tasks_of(facts) := sort({f.task | some f in facts})
 # Everything the asking task itself did that crossed, or may have.
 own_crossed := [f | some f in own_facts; already_crossed(f)]
 
-stop contains reason(7, "ALREADY_CROSSED", msg, own_crossed) if {
+# METADATA
+# title: Already crossed
+# description: The asking task itself crossed before an interruption, or already fired a submission and asks again at send.
+# custom:
+#   order: 7
+stop contains reason(rego.metadata.rule(), "ALREADY_CROSSED", msg, own_crossed) if {
 	count(own_crossed) > 0
 	msg := sprintf("task %s itself crossed or may have: %s", [q.task, concat(", ", [own_crossing_text(f) | some f in own_crossed])])
 }
@@ -891,23 +941,33 @@ own_picker_before_send(f) if {
 	q.checkpoint == "send"
 }
 
+# METADATA
+# title: Not elected
+# description: Several running tasks match the scope and the asking task is not the executor (the earliest started one), or it has ended or been superseded.
+# custom:
+#   order: 8
 stop contains r if {
 	not asker_finished
 	executor != null
 	executor != q.task
 	r := {
-		"order": 8, "rule": "NOT_ELECTED",
+		"order": order_of(rego.metadata.rule()), "rule": "NOT_ELECTED",
 		"message": sprintf("task %s started earlier and is the elected executor", [executor]),
 		"evidence": [input.tasks[executor].start],
 	}
 }
 
+# METADATA
+# title: Not elected
+# description: Several running tasks match the scope and the asking task is not the executor (the earliest started one), or it has ended or been superseded.
+# custom:
+#   order: 8
 stop contains r if {
 	q.key != ""
 	asker_finished
 	t := input.tasks[q.task]
 	r := {
-		"order": 8, "rule": "NOT_ELECTED",
+		"order": order_of(rego.metadata.rule()), "rule": "NOT_ELECTED",
 		"message": sprintf("task %s %s: it is not eligible to cross", [q.task, finished_text(t)]),
 		"evidence": [t.start],
 	}

@@ -1802,6 +1802,21 @@ test_scans_by_type_match_the_predicates if {
 	}
 }
 
+# A guard before a predicate may drop only facts the predicate refuses:
+# has_token holds only for requests (the guard in provider_deduplicated),
+# confirmation only for readbacks and responses (confirmed_before).
+test_has_token_only_on_requests if {
+	count([f | some f in token_kinds; has_token(f); f.type != "request_sent"]) == 0
+	count([f | some f in token_kinds; has_token(f)]) > 0
+}
+
+test_confirmation_only_on_readbacks_and_responses if {
+	count([f | some f in all_kinds; confirmation(f); not f.type in {"readback", "response"}]) == 0
+	count([f | some f in all_kinds; confirmation(f)]) > 0
+}
+
+token_kinds := [object.union(f, {"idempotency_token": "tok-1"}) | some f in all_kinds]
+
 is_checked_crossing(f) if checkpoint_of(f)
 
 else := false
