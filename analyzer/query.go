@@ -27,17 +27,17 @@ func (s IntentSpec) Empty() bool {
 func (s IntentSpec) Compute() (Key, error) {
 	if s.Key != "" {
 		if s.Destination != (Destination{}) || s.File != "" || s.SHA256 != "" {
-			return Key{}, fmt.Errorf("give either --key or a destination with content, not both")
+			return Key{}, fmt.Errorf("an intent names either a key or a destination with content, not both")
 		}
 		return effect.ParseKey(s.Key)
 	}
 	if s.Destination == (Destination{}) {
-		return Key{}, fmt.Errorf("no destination: give --destination PROVIDER/ID or --title TITLE")
+		return Key{}, fmt.Errorf("the intent names no destination (a provider and id, or a title)")
 	}
 	sha := s.SHA256
 	switch {
 	case s.File != "" && s.SHA256 != "":
-		return Key{}, fmt.Errorf("give either --file or --sha256, not both")
+		return Key{}, fmt.Errorf("an intent names its content either by a file or by a sha256, not both")
 	case s.File != "":
 		h, err := effect.HashFile(s.File)
 		if err != nil {
@@ -45,7 +45,7 @@ func (s IntentSpec) Compute() (Key, error) {
 		}
 		sha = h
 	case sha == "":
-		return Key{}, fmt.Errorf("no content: give --file F or --sha256 H")
+		return Key{}, fmt.Errorf("the intent names no content (a file to hash, or a sha256)")
 	}
 	return effect.NewKey(s.Destination, sha)
 }

@@ -19,7 +19,7 @@ func newKey(env Env) *cobra.Command {
 			}
 			k, err := s.Compute()
 			if err != nil {
-				return fail(ExitError, "%v", err)
+				return fail(ExitError, "%v: give --destination PROVIDER/ID or --title TITLE, and --file F or --sha256 H", err)
 			}
 			fmt.Fprintln(env.Stdout, k.String())
 			return nil
