@@ -25,6 +25,7 @@ import (
 
 	"github.com/effectlint/effectlint/analyzer"
 	"github.com/effectlint/effectlint/effect"
+	"github.com/effectlint/effectlint/ledger"
 	"github.com/effectlint/effectlint/policy"
 	"github.com/effectlint/effectlint/policy/builtin"
 	"github.com/effectlint/effectlint/transcripts"
@@ -61,6 +62,7 @@ type config struct {
 	timeout        time.Duration
 	requireChecks  bool
 	stdin          io.Reader
+	extra          []transcripts.Extra
 	// anyRules: users' policies need not define the rule a call evaluates.
 	anyRules bool
 }
@@ -150,6 +152,24 @@ func WithRequireChecks() Option {
 // would be evaluated are an error, never a silent pass.
 func WithPoliciesOfEitherKind() Option {
 	return func(c *config) error { c.anyRules = true; return nil }
+}
+
+// WithLedger adds a key ledger's journal to the histories (SPEC §9): its
+// operations read as effectlint/v1 events (ledger.Export), so the rules
+// decide over the ledger and the transcripts together. A ledger that
+// cannot be read is an unreadable history: every check stops.
+func WithLedger(s ledger.Store) Option {
+	return func(c *config) error {
+		c.extra = append(c.extra, transcripts.Extra{Name: "ledger:" + s.Where(), Open: func() (io.ReadCloser, error) {
+			// The journal is exported afresh on every read (a decision
+			// is never cached) and streamed: a failure half-way is a
+			// read error of this input, which stops every check.
+			pr, pw := io.Pipe()
+			go func() { pw.CloseWithError(ledger.Export(context.Background(), s, pw)) }()
+			return pr, nil
+		}})
+		return nil
+	}
 }
 
 // WithStdin is what the path "-" reads.
@@ -252,7 +272,7 @@ type read struct {
 
 // facts reads the inputs and builds the facts.
 func (g *Gate) facts(paths []string, r read) (*analyzer.Facts, error) {
-	if len(paths) == 0 {
+	if len(paths) == 0 && len(g.cfg.extra) == 0 {
 		return nil, fmt.Errorf("%w: name files or directories, or - for standard input", ErrNoInput)
 	}
 	c := g.cfg
@@ -275,7 +295,8 @@ func (g *Gate) facts(paths []string, r read) (*analyzer.Facts, error) {
 		stdin = strings.NewReader("")
 	}
 	opt := transcripts.Options{Stdin: stdin, MaxLineBytes: c.maxLineBytes, InputFormat: c.inputFormat, MaxProblems: c.maxProblems,
-		SpecFieldsOnly: r.specFieldsOnly, Ignore: c.ignore, UnrecognizedIsProblem: r.strict, AsOf: asOf, Profile: c.profile}
+		SpecFieldsOnly: r.specFieldsOnly, Ignore: c.ignore, UnrecognizedIsProblem: r.strict, AsOf: asOf, Profile: c.profile,
+		Extra: c.extra}
 	if c.maxProblems == 0 {
 		opt.MaxProblems = -1 // no limit
 	}

@@ -56,6 +56,17 @@ type Options struct {
 	// kept. For runs that show no extra field: analyze and check without
 	// users' rules.
 	SpecFieldsOnly bool
+	// Extra are inputs that are no file: a key ledger's journal, say,
+	// exported as native events when the run reads it.
+	Extra []Extra
+}
+
+// Extra is an input read from Open (as native events unless detected
+// otherwise). Open failing is a problem of the input, as an unreadable
+// file is; an Extra that holds no event is no problem (an empty ledger).
+type Extra struct {
+	Name string
+	Open func() (io.ReadCloser, error)
 }
 
 // DefaultMaxDocumentBytes bounds a JSON document read whole (OpenAI,
@@ -136,7 +147,11 @@ func allDigits(s string) bool {
 type source struct {
 	path  string // display path
 	stdin bool
+	extra *Extra
 }
+
+// file reports whether the source is a path of the file system.
+func (s source) file() bool { return !s.stdin && s.extra == nil }
 
 // Read reads every path (files, directories walked for transcript files,
 // "-" for standard input) in a canonical order (by path), so that the order
@@ -166,6 +181,9 @@ func Read(paths []string, opt Options, emit func(Event)) (Result, error) {
 				srcs = append(srcs, source{path: f})
 			}
 		}
+	}
+	for i := range opt.Extra {
+		srcs = append(srcs, source{path: opt.Extra[i].Name, extra: &opt.Extra[i]})
 	}
 	sort.Slice(srcs, func(i, j int) bool { return srcs[i].path < srcs[j].path })
 	srcs = sameFilesOnce(srcs)
@@ -252,7 +270,7 @@ func (rn *run) readParallel(srcs []source, workers int) []Input {
 				case a.events = <-buffers:
 				default:
 				}
-				if !srcs[i].stdin {
+				if srcs[i].file() {
 					a.in, a.native = rn.readNativeAhead(srcs[i], func(e Event) { a.events = append(a.events, e) })
 				}
 				results[i] <- a
@@ -299,7 +317,7 @@ func (rn *run) readNativeAhead(s source, emit func(Event)) (in Input, native boo
 	}
 	in.Format = FormatNative
 	readNative(br, &in, rn.opt.MaxLineBytes, rn.keep(), emit)
-	rn.checkEmpty(&in)
+	rn.checkEmpty(&in, s)
 	return in, true
 }
 
@@ -415,7 +433,7 @@ func sameFilesOnce(srcs []source) []source {
 	out := srcs[:0]
 next:
 	for _, s := range srcs {
-		if st, err := os.Stat(s.path); err == nil && !s.stdin && st.Mode().IsRegular() {
+		if st, err := os.Stat(s.path); err == nil && s.file() && st.Mode().IsRegular() {
 			if id, ok := idOf(st); ok {
 				if seen[id] {
 					continue
@@ -458,7 +476,7 @@ func (rn *run) readSource(s source) Input {
 	}
 	defer closeFn()
 	rn.readStream(br, &in)
-	rn.checkEmpty(&in)
+	rn.checkEmpty(&in, s)
 	return in
 }
 
@@ -476,7 +494,15 @@ func (rn *run) open(s source) (br *bufio.Reader, closeFn func(), in Input, ok bo
 		}
 	}
 	var r io.Reader
-	if s.stdin {
+	if s.extra != nil {
+		rc, err := s.extra.Open()
+		if err != nil {
+			in.addProblem(Problem{File: s.path, Message: "cannot read: " + err.Error()})
+			return nil, nil, in, false
+		}
+		closers = append(closers, rc)
+		r = rc
+	} else if s.stdin {
 		if rn.opt.Stdin == nil {
 			in.addProblem(Problem{File: s.path, Message: "standard input is not available"})
 			return nil, nil, in, false
@@ -513,8 +539,8 @@ func (rn *run) open(s source) (br *bufio.Reader, closeFn func(), in Input, ok bo
 }
 
 // checkEmpty makes an input with nothing in it a problem.
-func (rn *run) checkEmpty(in *Input) {
-	if in.Records == 0 && in.Events == 0 && len(in.Problems) == 0 && in.Format != FormatUnknown {
+func (rn *run) checkEmpty(in *Input, s source) {
+	if s.extra == nil && in.Records == 0 && in.Events == 0 && len(in.Problems) == 0 && in.Format != FormatUnknown {
 		// An empty log is what a crash right after creating the file
 		// leaves behind: no crossing in it can be ruled out.
 		in.addProblem(Problem{File: in.Path, Line: 1, Message: "no events: the file is empty"})
