@@ -49,7 +49,7 @@ var wantRuns = []struct{ name, found string }{
 }
 
 var (
-	errorsField = regexp.MustCompile(`errors (\d+),`)
+	errorsField = regexp.MustCompile(`errors (\d+)[ ,]`)
 	statesField = regexp.MustCompile(`, (\d+) states stored,`)
 )
 
