@@ -21,10 +21,10 @@ model=$PWD/ledger/model/ledger.pml
 command -v "$spin" > /dev/null || { echo "spin.sh: no spin ($spin): apt-get install spin"; exit 2; }
 command -v "$cc" > /dev/null || { echo "spin.sh: no C compiler ($cc)"; exit 2; }
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/effectlint-spin.XXXXXX")
 if [ -n "${SPIN_KEEP:-}" ]; then
 	mkdir -p "$SPIN_KEEP"; work=$(cd "$SPIN_KEEP" && pwd)
 else
+	work=$(mktemp -d "${TMPDIR:-/tmp}/effectlint-spin.XXXXXX")
 	trap 'rm -rf "$work"' EXIT
 fi
 
