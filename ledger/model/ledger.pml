@@ -159,17 +159,15 @@ inline cross(me, n, res) {
 	d_step {
 		snap();
 		if
-		:: r.st == CLAIMED && STALE(n) -> res = FENCED
-		:: r.st == CLAIMED && !STALE(n) && !r.live -> res = EXPIRED   /* no change */
-		:: r.st == CLAIMED && !STALE(n) && r.live ->
+		:: STALE(n) -> res = FENCED   /* first, as in Go: no write */
+		:: !STALE(n) && r.st == CLAIMED && !r.live -> res = EXPIRED   /* no change */
+		:: !STALE(n) && r.st == CLAIMED && r.live ->
 			r.st = CROSSING; r.xtok = n; res = GRANTED   /* consumed from here on */
-		:: r.st == CROSSING && r.live && !STALE(n) -> res = GRANTED   /* a retry: no change */
-		:: r.st == CROSSING && r.live && STALE(n) -> res = FENCED
-		:: r.st == CROSSING && !r.live ->
-			r.st = SEND_STATUS_UNKNOWN;   /* as Effective reads it */
-			if :: n != r.tok -> res = FENCED :: else -> res = EXPIRED fi
-		:: r.st == FREE || r.st == SENT_VERIFIED || r.st == SEND_STATUS_UNKNOWN ->
-			if :: n != r.tok -> res = FENCED :: else -> res = KEY_CONSUMED fi
+		:: !STALE(n) && r.st == CROSSING && r.live -> res = GRANTED   /* a retry: no change */
+		:: !STALE(n) && r.st == CROSSING && !r.live ->
+			r.st = SEND_STATUS_UNKNOWN; res = EXPIRED   /* as Effective reads it */
+		:: !STALE(n) && (r.st == FREE || r.st == SENT_VERIFIED || r.st == SEND_STATUS_UNKNOWN) ->
+			res = KEY_CONSUMED   /* Go: NOT_CLAIMED for free; both refuse */
 		fi;
 		SHOW("w%d cross(%d) -> %e");
 		if :: res == GRANTED -> checkCross(n) :: else -> skip fi;
