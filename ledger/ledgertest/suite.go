@@ -235,6 +235,18 @@ func Run(t *testing.T, open Opener) {
 		if n != 0 {
 			t.Fatalf("second prune pruned %d", n)
 		}
+		// The journal stays in the order it was written: what comes after
+		// a prune comes after its tombstone.
+		var all []ledger.Entry
+		_ = f.s.Journal(f.ctx, "", func(e ledger.Entry) error { all = append(all, e); return nil })
+		for i := 1; i < len(all); i++ {
+			if all[i].Seq <= all[i-1].Seq {
+				t.Fatalf("after prune, entry %d (seq %d) follows seq %d: %+v", i, all[i].Seq, all[i-1].Seq, all)
+			}
+		}
+		if last := all[len(all)-1]; last.Key != k || last.Op != ledger.OpClaim || last.Task != "C" {
+			t.Fatalf("the last entry is not the claim after the prune: %+v", all)
+		}
 	})
 	t.Run("ConcurrentClaimsGrantOne", func(t *testing.T) {
 		f := newFixture(t, open)
