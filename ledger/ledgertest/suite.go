@@ -250,9 +250,12 @@ func Run(t *testing.T, open Opener) {
 	})
 	t.Run("ConcurrentClaimsGrantOne", func(t *testing.T) {
 		f := newFixture(t, open)
-		for round := 0; round < 5; round++ {
-			key := Key(100 + round)
+		// A scope with no record yet, then (released by its winner) the
+		// same scope with its record: a store must lock both.
+		for round := 0; round < 10; round++ {
+			key := Key(100 + round/2)
 			var granted atomic.Int32
+			var winner atomic.Value
 			var wg sync.WaitGroup
 			errs := make(chan error, 64)
 			for w := 0; w < 64; w++ {
@@ -266,6 +269,7 @@ func Run(t *testing.T, open Opener) {
 					}
 					if r.Granted {
 						granted.Add(1)
+						winner.Store(r)
 					}
 				}(w)
 			}
@@ -276,6 +280,13 @@ func Run(t *testing.T, open Opener) {
 			}
 			if g := granted.Load(); g != 1 {
 				t.Fatalf("round %d: %d grants, want 1", round, g)
+			}
+			r := winner.Load().(ledger.Result)
+			if r.Token != int64(1+round%2) {
+				t.Fatalf("round %d: granted token %d", round, r.Token)
+			}
+			if round%2 == 0 {
+				want(t, "release", f.settle(key, o, r.Token, ledger.NotCrossed), true, "", ledger.Free, r.Token)
 			}
 		}
 	})
