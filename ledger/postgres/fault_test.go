@@ -89,6 +89,7 @@ type step struct {
 // and journal agree: no operation is half-written, and the one a worker
 // had in flight when the server went is either whole or absent.
 func TestServerStoppedMidRun(t *testing.T) {
+	t.Parallel()
 	serverURL(t) // PostgreSQL is expected here: skip or fail as the other tests
 	if testing.Short() {
 		t.Skip("-short: starts a cluster of its own")

@@ -46,15 +46,18 @@ type Store struct {
 	pool  *pgxpool.Pool
 	cfg   ledger.Config
 	where string
+	// noScopeLocks: take no advisory lock on the scopes. Only a test sets
+	// it, to show that the primary key alone still grants one claim of a
+	// new scope (the locks keep the journal's order that of the operations).
+	noScopeLocks bool
+	// retries counts the operations run again (the tests read it).
+	retries atomic.Int64
 }
 
 // attempts bounds how often an operation runs again after a
 // serialization failure or deadlock (SQLSTATE 40001, 40P01) or a lost
 // race to insert a scope's first record.
 const attempts = 5
-
-// retries counts the operations run again (the tests read it).
-var retries atomic.Int64
 
 // Open connects to the ledger at url (postgres:// or postgresql://; pgx's
 // parameters apply: pool_max_conns, default 4 or the number of CPUs if
@@ -175,7 +178,7 @@ func (s *Store) do(ctx context.Context, op, key, scope string, f func(ledger.Tx)
 		if !retryable(err) {
 			return ledger.Result{}, s.fail(op, err)
 		}
-		retries.Add(1)
+		s.retries.Add(1)
 	}
 	return ledger.Result{}, s.fail(op, fmt.Errorf("still failing after %d attempts: %w", attempts, err))
 }

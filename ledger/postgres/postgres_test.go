@@ -14,6 +14,7 @@ import (
 )
 
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	serverURL(t)
 	ledgertest.Run(t, opener())
 }
@@ -23,12 +24,18 @@ func TestConformance(t *testing.T) {
 // exactly one grant each round, token 1, and a journal of one grant and
 // workers-1 refusals. Then the winner releases the scope and they race
 // again for its row, now there: one grant, token 2.
-func claimRace(t *testing.T, workers, rounds int) {
+func claimRace(t *testing.T, workers, rounds int, scopeLocks bool) (retries int64) {
 	_, u := freshSchema(t)
 	u = withParam(t, u, "pool_max_conns", "1")
 	stores := make([]*Store, workers)
+	defer func() {
+		for _, s := range stores {
+			retries += s.retries.Load()
+		}
+	}()
 	for i := range stores {
 		stores[i] = open(t, u, ledger.Config{})
+		stores[i].noScopeLocks = !scopeLocks
 		defer stores[i].Close()
 		if _, err := stores[i].Now(context.Background()); err != nil { // connect now
 			t.Fatal(err)
@@ -95,17 +102,17 @@ func claimRace(t *testing.T, workers, rounds int) {
 		race(round, key, 1)
 		race(round, key, 2)
 	}
+	return
 }
 
 func TestConcurrentFirstClaimsGrantOne(t *testing.T) {
+	t.Parallel()
 	serverURL(t)
 	rounds := 20
 	if testing.Short() {
 		rounds = 5
 	}
-	before := retries.Load()
-	claimRace(t, 64, rounds)
-	if n := retries.Load() - before; n != 0 {
+	if n := claimRace(t, 64, rounds, true); n != 0 {
 		t.Fatalf("%d operations ran again: the scopes' locks let inserts race", n)
 	}
 }
@@ -113,20 +120,19 @@ func TestConcurrentFirstClaimsGrantOne(t *testing.T) {
 // Without the scopes' advisory locks the primary key alone keeps one
 // grant: the losers of the insert run again and find the row.
 func TestConcurrentFirstClaimsGrantOneByThePrimaryKey(t *testing.T) {
+	t.Parallel()
 	serverURL(t)
-	scopeLocks = false
-	defer func() { scopeLocks = true }()
-	before := retries.Load()
-	claimRace(t, 64, 10)
-	if retries.Load() == before {
+	n := claimRace(t, 64, 10, false)
+	if n == 0 {
 		t.Fatal("no insert lost a race: the test raced nothing")
 	}
-	t.Logf("%d operations ran again after losing the insert", retries.Load()-before)
+	t.Logf("%d operations ran again after losing the insert", n)
 }
 
 // Concurrent authorizations of one id with different words: one records
 // it, the others are refused.
 func TestConcurrentAuthorizationsRecordOne(t *testing.T) {
+	t.Parallel()
 	_, u := freshSchema(t)
 	s := open(t, withParam(t, u, "pool_max_conns", "16"), ledger.Config{})
 	defer s.Close()
@@ -162,6 +168,7 @@ func TestConcurrentAuthorizationsRecordOne(t *testing.T) {
 // microsecond, an authorization with its words, a free record's zero
 // lease, the tombstone of TombstoneOf.
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	_, u := freshSchema(t)
 	s := open(t, u, ledger.Config{})
 	defer s.Close()
@@ -203,6 +210,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestOpenConcurrentlyMigratesOnce(t *testing.T) {
+	t.Parallel()
 	name, u := freshSchema(t)
 	var wg sync.WaitGroup
 	errs := make([]error, 16)
@@ -245,6 +253,7 @@ func TestOpenConcurrentlyMigratesOnce(t *testing.T) {
 }
 
 func TestErrorsNameTheServerWithoutPassword(t *testing.T) {
+	t.Parallel()
 	u := "postgres://pat:s3cret@127.0.0.1:1/ledger?sslmode=disable&connect_timeout=2"
 	_, err := Open(context.Background(), u, ledger.Config{})
 	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "postgres://pat:xxxxx@127.0.0.1:1/ledger") {
@@ -261,6 +270,7 @@ func TestErrorsNameTheServerWithoutPassword(t *testing.T) {
 }
 
 func TestWhere(t *testing.T) {
+	t.Parallel()
 	_, u := freshSchema(t)
 	s := open(t, u, ledger.Config{})
 	defer s.Close()

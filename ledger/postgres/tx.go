@@ -31,11 +31,6 @@ type tx struct {
 	updates []int
 }
 
-// scopeLocks: take the scope's advisory lock. Only a test turns it off,
-// to show that the primary key alone still grants one claim of a new
-// scope (the lock keeps the journal's order that of the operations).
-var scopeLocks = true
-
 const (
 	// The two-int4 key space of advisory locks; hash collisions only make
 	// two scopes wait for each other.
@@ -54,7 +49,7 @@ func (x *tx) begin() error {
 	x.begun = true
 	b := &pgx.Batch{}
 	b.Queue("begin")
-	if scopeLocks {
+	if !x.s.noScopeLocks {
 		b.Queue(lockScope, x.key, x.scope)
 	}
 	b.Queue(loadScope, x.key, x.scope)
@@ -64,7 +59,7 @@ func (x *tx) begin() error {
 		if _, err := br.Exec(); err != nil {
 			return err
 		}
-		if scopeLocks {
+		if !x.s.noScopeLocks {
 			if _, err := br.Exec(); err != nil {
 				return err
 			}
