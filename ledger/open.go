@@ -97,12 +97,26 @@ func SplitSpec(spec string) (scheme, addr string) {
 	return "sqlite", spec
 }
 
-// Redact drops a password from a ledger spec, for messages.
+// Redact drops a password from a ledger spec, for messages: the one
+// after the user name and a password= parameter.
 func Redact(spec string) string {
 	scheme, _ := SplitSpec(spec)
 	if scheme != "postgres" {
 		return spec
 	}
+	if q := strings.Index(spec, "?"); q >= 0 {
+		params := strings.Split(spec[q+1:], "&")
+		for i, p := range params {
+			if strings.HasPrefix(p, "password=") {
+				params[i] = "password=xxxxx"
+			}
+		}
+		return redactUser(spec[:q]) + "?" + strings.Join(params, "&")
+	}
+	return redactUser(spec)
+}
+
+func redactUser(spec string) string {
 	i := strings.Index(spec, "://")
 	rest := spec[i+3:]
 	at := strings.LastIndex(rest, "@")

@@ -47,8 +47,9 @@ type Entry struct {
 
 // Tx is one store transaction as the state machine needs it. A store's
 // implementation holds the scope's row locked (SQLite: BEGIN IMMEDIATE;
-// PostgreSQL: SELECT … FOR UPDATE after an INSERT … ON CONFLICT DO
-// NOTHING) from Load until the transaction commits.
+// PostgreSQL: an advisory lock on the scope, then SELECT … FOR UPDATE —
+// no placeholder row, since a missing row is "no record") from Load until
+// the transaction commits.
 type Tx interface {
 	// Now is the store's clock, read inside the transaction.
 	Now() (time.Time, error)

@@ -16,6 +16,7 @@ type Memory struct {
 	mu      sync.Mutex
 	records map[[2]string]ledger.Record
 	journal []ledger.Entry
+	seq     int64 // the last entry's Seq: a prune shortens the journal
 }
 
 // NewMemory opens an empty in-memory ledger.
@@ -32,7 +33,8 @@ func (x memTx) Load(key, scope string) (ledger.Record, bool, error) {
 }
 func (x memTx) Save(r ledger.Record) error { x.m.records[[2]string{r.Key, r.Scope}] = r; return nil }
 func (x memTx) Append(e ledger.Entry) error {
-	e.Seq = int64(len(x.m.journal) + 1)
+	x.m.seq++
+	e.Seq = x.m.seq
 	x.m.journal = append(x.m.journal, e)
 	return nil
 }
@@ -119,7 +121,8 @@ func (m *Memory) Prune(_ context.Context, before time.Time) (int, error) {
 	for k, p := range pruned {
 		if p {
 			t := ledger.TombstoneOf(m.records[k])
-			t.Seq = int64(len(m.journal) + n + 1)
+			m.seq++
+			t.Seq = m.seq
 			kept = append(kept, t)
 			n++
 		}

@@ -235,12 +235,27 @@ func Run(t *testing.T, open Opener) {
 		if n != 0 {
 			t.Fatalf("second prune pruned %d", n)
 		}
+		// The journal stays in the order it was written: what comes after
+		// a prune comes after its tombstone.
+		var all []ledger.Entry
+		_ = f.s.Journal(f.ctx, "", func(e ledger.Entry) error { all = append(all, e); return nil })
+		for i := 1; i < len(all); i++ {
+			if all[i].Seq <= all[i-1].Seq {
+				t.Fatalf("after prune, entry %d (seq %d) follows seq %d: %+v", i, all[i].Seq, all[i-1].Seq, all)
+			}
+		}
+		if last := all[len(all)-1]; last.Key != k || last.Op != ledger.OpClaim || last.Task != "C" {
+			t.Fatalf("the last entry is not the claim after the prune: %+v", all)
+		}
 	})
 	t.Run("ConcurrentClaimsGrantOne", func(t *testing.T) {
 		f := newFixture(t, open)
-		for round := 0; round < 5; round++ {
-			key := Key(100 + round)
+		// A scope with no record yet, then (released by its winner) the
+		// same scope with its record: a store must lock both.
+		for round := 0; round < 10; round++ {
+			key := Key(100 + round/2)
 			var granted atomic.Int32
+			var winner atomic.Value
 			var wg sync.WaitGroup
 			errs := make(chan error, 64)
 			for w := 0; w < 64; w++ {
@@ -254,6 +269,7 @@ func Run(t *testing.T, open Opener) {
 					}
 					if r.Granted {
 						granted.Add(1)
+						winner.Store(r)
 					}
 				}(w)
 			}
@@ -264,6 +280,13 @@ func Run(t *testing.T, open Opener) {
 			}
 			if g := granted.Load(); g != 1 {
 				t.Fatalf("round %d: %d grants, want 1", round, g)
+			}
+			r := winner.Load().(ledger.Result)
+			if r.Token != int64(1+round%2) {
+				t.Fatalf("round %d: granted token %d", round, r.Token)
+			}
+			if round%2 == 0 {
+				want(t, "release", f.settle(key, o, r.Token, ledger.NotCrossed), true, "", ledger.Free, r.Token)
 			}
 		}
 	})
