@@ -2,6 +2,7 @@ package ledgertest
 
 import (
 	"context"
+	"sort"
 	"sync"
 	"time"
 
@@ -16,6 +17,8 @@ type Memory struct {
 	mu      sync.Mutex
 	records map[[2]string]ledger.Record
 	journal []ledger.Entry
+	// seq is the last sequence number given: it only grows, Prune or not.
+	seq int64
 }
 
 // NewMemory opens an empty in-memory ledger.
@@ -32,7 +35,8 @@ func (x memTx) Load(key, scope string) (ledger.Record, bool, error) {
 }
 func (x memTx) Save(r ledger.Record) error { x.m.records[[2]string{r.Key, r.Scope}] = r; return nil }
 func (x memTx) Append(e ledger.Entry) error {
-	e.Seq = int64(len(x.m.journal) + 1)
+	x.m.seq++
+	e.Seq = x.m.seq
 	x.m.journal = append(x.m.journal, e)
 	return nil
 }
@@ -99,27 +103,40 @@ func (m *Memory) Journal(_ context.Context, key string, fn func(ledger.Entry) er
 func (m *Memory) Prune(_ context.Context, before time.Time) (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	pruned := map[[2]string]bool{}
+	var pruned [][2]string
 	for k, r := range m.records {
 		if r.State.Terminal() && r.Updated.Before(before) {
-			pruned[k] = true
+			pruned = append(pruned, k)
 		}
 	}
+	sort.Slice(pruned, func(i, j int) bool {
+		return pruned[i][0] < pruned[j][0] || pruned[i][0] == pruned[j][0] && pruned[i][1] < pruned[j][1]
+	})
+	// A pruned scope's journal becomes its record's tombstone alone: one
+	// already there stays (a second Prune writes none), anything else goes,
+	// a tombstone of an earlier state too.
+	isPruned := map[[2]string]bool{}
+	for _, k := range pruned {
+		isPruned[k] = true
+	}
+	tombed := map[[2]string]bool{}
 	var kept []ledger.Entry
-	n := 0
 	for _, e := range m.journal {
 		k := [2]string{e.Key, e.Scope}
-		if !pruned[k] {
+		switch {
+		case !isPruned[k]:
 			kept = append(kept, e)
-		} else if e.Op == ledger.OpTombstone {
-			pruned[k] = false // already a tombstone alone
+		case e.Op == ledger.OpTombstone && !tombed[k] && sameEntry(e, ledger.TombstoneOf(m.records[k])):
+			tombed[k] = true
 			kept = append(kept, e)
 		}
 	}
-	for k, p := range pruned {
-		if p {
+	n := 0
+	for _, k := range pruned {
+		if !tombed[k] {
 			t := ledger.TombstoneOf(m.records[k])
-			t.Seq = int64(len(m.journal) + n + 1)
+			m.seq++
+			t.Seq = m.seq
 			kept = append(kept, t)
 			n++
 		}
@@ -128,6 +145,15 @@ func (m *Memory) Prune(_ context.Context, before time.Time) (int, error) {
 	return n, nil
 }
 
+// sameEntry compares two entries but for their sequence numbers.
+func sameEntry(a, b ledger.Entry) bool {
+	if !a.Time.Equal(b.Time) || !a.LeaseExpires.Equal(b.LeaseExpires) {
+		return false
+	}
+	a.Seq, a.Time, a.LeaseExpires = b.Seq, b.Time, b.LeaseExpires
+	return a == b
+}
+
 func (m *Memory) Now(context.Context) (time.Time, error) { return m.cfg.Now(time.Now()), nil }
-func (m *Memory) Where() string                         { return "memory" }
-func (m *Memory) Close() error                          { return nil }
+func (m *Memory) Where() string                          { return "memory" }
+func (m *Memory) Close() error                           { return nil }
