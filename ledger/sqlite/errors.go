@@ -3,8 +3,10 @@ package sqlite
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/effectlint/effectlint/ledger"
@@ -56,6 +58,9 @@ func wrap(path, what string, err error, busy time.Duration) error {
 func kindOf(path string, err error) error {
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
+		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+			return ErrReadOnly
+		}
 		return nil
 	}
 	switch se.Code() & 0xff {

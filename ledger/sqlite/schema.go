@@ -43,11 +43,18 @@ CREATE TABLE scopes (
 	auth_reason   TEXT,
 	auth_at       INTEGER,
 	updated       INTEGER NOT NULL,
+	-- Prune's bookkeeping, not part of the record: the seq of the
+	-- scope's tombstone (NULL: none, or the record changed since), and
+	-- of its last journal entry.
+	tombstone     INTEGER,
+	last_seq      INTEGER,
 	PRIMARY KEY (key, scope)
 ) STRICT, WITHOUT ROWID;
 
--- Prune's candidates.
-CREATE INDEX scopes_terminal ON scopes (updated) WHERE state IN ('sent_verified', 'send_status_unknown');
+-- Prune's candidates: terminal scopes without their tombstone, and
+-- tombstoned scopes with entries since.
+CREATE INDEX scopes_untombed ON scopes (updated) WHERE tombstone IS NULL AND state IN ('sent_verified', 'send_status_unknown');
+CREATE INDEX scopes_after_tombstone ON scopes (updated) WHERE last_seq > tombstone;
 
 CREATE TABLE journal (
 	seq           INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -69,6 +76,10 @@ CREATE TABLE journal (
 ) STRICT;
 
 CREATE INDEX journal_scope ON journal (key, scope, seq);
+
+CREATE TRIGGER journal_last_seq AFTER INSERT ON journal BEGIN
+	UPDATE scopes SET last_seq = NEW.seq WHERE key = NEW.key AND scope = NEW.scope;
+END;
 
 PRAGMA application_id = ` + strconv.Itoa(applicationID) + `;
 `,

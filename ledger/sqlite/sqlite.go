@@ -52,6 +52,7 @@ type Store struct {
 	path string
 	cfg  ledger.Config
 	db   *sql.DB
+	stmt statements
 	// writer lets one of this process's operations at a time contend for
 	// the file's write lock: they queue here in order, rather than poll
 	// the lock on SQLite's busy schedule against each other.
@@ -77,29 +78,36 @@ func Init(ctx context.Context, path string, cfg ledger.Config) (was int, err err
 	if err != nil {
 		return was, err
 	}
-	defer s.Close()
+	if err := s.quickCheck(ctx); err != nil {
+		s.Close()
+		return was, s.fail("checking the file", err)
+	}
+	return was, s.Close()
+}
+
+func (s *Store) quickCheck(ctx context.Context) error {
 	rows, err := s.db.QueryContext(ctx, `PRAGMA quick_check`)
 	if err != nil {
-		return was, s.fail("checking the file", err)
+		return err
 	}
 	defer rows.Close()
 	var problems []string
 	for rows.Next() {
 		var p string
 		if err := rows.Scan(&p); err != nil {
-			return was, s.fail("checking the file", err)
+			return err
 		}
 		if p != "ok" {
 			problems = append(problems, p)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return was, s.fail("checking the file", err)
+		return err
 	}
 	if len(problems) > 0 {
-		return was, s.fail("checking the file", fmt.Errorf("%w: %s", ErrDamaged, strings.Join(problems, "; ")))
+		return fmt.Errorf("%w: %s", ErrDamaged, strings.Join(problems, "; "))
 	}
-	return was, s.Close()
+	return nil
 }
 
 func open(ctx context.Context, path string, cfg ledger.Config) (*Store, int, error) {
@@ -124,6 +132,12 @@ func open(ctx context.Context, path string, cfg ledger.Config) (*Store, int, err
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(8)
 	s := &Store{path: abs, cfg: cfg, db: db, writer: make(chan struct{}, 1)}
+	// Read before writing anything: a file that is not a ledger (another
+	// program's database, say) is left as it was.
+	if _, err := schemaVersion(ctx, db); err != nil {
+		db.Close()
+		return nil, 0, s.fail("reading its schema", err)
+	}
 	if err := s.walMode(ctx); err != nil {
 		db.Close()
 		return nil, 0, err
@@ -131,7 +145,11 @@ func open(ctx context.Context, path string, cfg ledger.Config) (*Store, int, err
 	was, err := migrate(ctx, db)
 	if err != nil {
 		db.Close()
-		return nil, was, s.fail("reading its schema", err)
+		return nil, was, s.fail("migrating its schema", err)
+	}
+	if err := s.stmt.prepare(ctx, db); err != nil {
+		db.Close()
+		return nil, was, s.fail("preparing its statements", err)
 	}
 	return s, was, nil
 }
@@ -185,7 +203,10 @@ func (s *Store) Where() string { return s.path }
 
 // Close closes the store's connections; the last one to close in any
 // process checkpoints the WAL into the file.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.stmt.close()
+	return s.db.Close()
+}
 
 // Now is the store's clock: this machine's, plus the configured skew.
 func (s *Store) Now(context.Context) (time.Time, error) { return s.cfg.Now(time.Now()), nil }
@@ -290,13 +311,50 @@ type sqlTx struct {
 func (x *sqlTx) Now() (time.Time, error) { return x.s.cfg.Now(time.Now()), nil }
 
 func (x *sqlTx) Load(key, scope string) (ledger.Record, bool, error) {
-	return loadRecord(x.ctx, x.tx, key, scope)
+	return loadRecord(x.tx.StmtContext(x.ctx, x.s.stmt.load).QueryRowContext(x.ctx, key, scope))
+}
+
+// The store's statements, prepared once (database/sql keeps each
+// prepared on every connection that ran it): preparing the journal's
+// INSERT compiles its trigger too.
+type statements struct{ load, save, insert *sql.Stmt }
+
+func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
+	for _, p := range []struct {
+		s **sql.Stmt
+		q string
+	}{{&st.load, loadScope}, {&st.save, saveScope}, {&st.insert, insertEntry}} {
+		var err error
+		if *p.s, err = db.PrepareContext(ctx, p.q); err != nil {
+			st.close()
+			return err
+		}
+	}
+	return nil
+}
+
+func (st *statements) close() {
+	for _, s := range []*sql.Stmt{st.load, st.save, st.insert} {
+		if s != nil {
+			s.Close()
+		}
+	}
 }
 
 const recordColumns = `key, scope, state, token, holder, lease_expires, crossed_token, checkpoint, auth_by, auth_reason, auth_at, updated`
 
-func loadRecord(ctx context.Context, q querier, key, scope string) (ledger.Record, bool, error) {
-	rec, err := scanRecord(q.QueryRowContext(ctx, `SELECT `+recordColumns+` FROM scopes WHERE key = ? AND scope = ?`, key, scope))
+const loadScope = `SELECT ` + recordColumns + ` FROM scopes WHERE key = ? AND scope = ?`
+
+// saveScope writes a record; a record that changes loses its tombstone
+// (see Prune).
+const saveScope = `INSERT INTO scopes (` + recordColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (key, scope) DO UPDATE SET state = excluded.state, token = excluded.token, holder = excluded.holder,
+		lease_expires = excluded.lease_expires, crossed_token = excluded.crossed_token, checkpoint = excluded.checkpoint,
+		auth_by = excluded.auth_by, auth_reason = excluded.auth_reason, auth_at = excluded.auth_at, updated = excluded.updated,
+		tombstone = NULL`
+
+func loadRecord(row *sql.Row) (ledger.Record, bool, error) {
+	rec, err := scanRecord(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ledger.Record{}, false, nil
 	}
@@ -334,24 +392,24 @@ func (x *sqlTx) Save(r ledger.Record) error {
 		authReason = sql.NullString{String: a.Reason, Valid: true}
 		authAt = micros(a.At)
 	}
-	_, err := x.tx.ExecContext(x.ctx, `INSERT INTO scopes (`+recordColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (key, scope) DO UPDATE SET state = excluded.state, token = excluded.token, holder = excluded.holder,
-			lease_expires = excluded.lease_expires, crossed_token = excluded.crossed_token, checkpoint = excluded.checkpoint,
-			auth_by = excluded.auth_by, auth_reason = excluded.auth_reason, auth_at = excluded.auth_at, updated = excluded.updated`,
+	_, err := x.tx.StmtContext(x.ctx, x.s.stmt.save).ExecContext(x.ctx,
 		r.Key, r.Scope, string(r.State), r.Token, r.Holder, micros(r.LeaseExpires), r.CrossedToken, r.Checkpoint,
 		authBy, authReason, authAt, r.Updated.UnixMicro())
 	return err
 }
 
-func (x *sqlTx) Append(e ledger.Entry) error { return appendEntry(x.ctx, x.tx, e) }
+func (x *sqlTx) Append(e ledger.Entry) error {
+	_, err := x.tx.StmtContext(x.ctx, x.s.stmt.insert).ExecContext(x.ctx, entryArgs(e)...)
+	return err
+}
 
 const entryColumns = `time, op, task, key, scope, token, granted, rule, state, lease_expires, outcome, checkpoint, ref, auth_by, auth_reason`
 
-func appendEntry(ctx context.Context, tx *sql.Tx, e ledger.Entry) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO journal (`+entryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.Time.UnixMicro(), string(e.Op), e.Task, e.Key, e.Scope, e.Token, e.Granted, e.Rule, string(e.State),
-		micros(e.LeaseExpires), string(e.Outcome), e.Checkpoint, e.Ref, e.By, e.Reason)
-	return err
+const insertEntry = `INSERT INTO journal (` + entryColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+func entryArgs(e ledger.Entry) []any {
+	return []any{e.Time.UnixMicro(), string(e.Op), e.Task, e.Key, e.Scope, e.Token, e.Granted, e.Rule, string(e.State),
+		micros(e.LeaseExpires), string(e.Outcome), e.Checkpoint, e.Ref, e.By, e.Reason}
 }
 
 func scanEntry(row interface{ Scan(...any) error }) (ledger.Entry, error) {
@@ -386,7 +444,7 @@ func fromMicros(v sql.NullInt64) time.Time {
 
 // Get reads one scope's record.
 func (s *Store) Get(ctx context.Context, key, scope string) (ledger.Record, bool, error) {
-	rec, ok, err := loadRecord(ctx, s.db, key, scope)
+	rec, ok, err := loadRecord(s.stmt.load.QueryRowContext(ctx, key, scope))
 	if err != nil {
 		return ledger.Record{}, false, s.fail("reading a record", err)
 	}
@@ -429,6 +487,12 @@ func (s *Store) Journal(ctx context.Context, key string, fn func(ledger.Entry) e
 // changes a record. A scope that already has its record's tombstone keeps
 // it (only entries written since go), so a second Prune writes nothing
 // new; n counts the tombstones written.
+//
+// Two columns of scopes that are not part of the record keep Prune's
+// work proportional to what changed since the last one: tombstone, the
+// seq of the scope's tombstone (NULL when it has none, or its record
+// changed since: Save clears it), and last_seq, the seq of its last
+// journal entry (a trigger of the journal keeps it).
 func (s *Store) Prune(ctx context.Context, before time.Time) (n int, err error) {
 	// updated < before, at the microseconds the records keep: a time
 	// between two microseconds counts from the next one.
@@ -438,8 +502,20 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (n int, err error) 
 	}
 	err = s.writeTx(ctx, "prune", func(tx *sql.Tx) error {
 		n = 0
-		rows, err := tx.QueryContext(ctx, `SELECT `+recordColumns+` FROM scopes
-			WHERE state IN ('sent_verified', 'send_status_unknown') AND updated < ? ORDER BY updated, key, scope`, limit)
+		// Entries written since a scope's tombstone (refusals: a record
+		// that changes loses its tombstone) go.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE seq IN (
+			SELECT j.seq FROM scopes s JOIN journal j ON j.key = s.key AND j.scope = s.scope AND j.seq > s.tombstone
+			WHERE s.last_seq > s.tombstone AND s.updated < ?)`, limit); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE scopes SET last_seq = tombstone WHERE last_seq > tombstone AND updated < ?`, limit); err != nil {
+			return err
+		}
+		// Terminal scopes without their tombstone: their whole journal
+		// goes, their tombstone comes.
+		const untombed = `tombstone IS NULL AND state IN ('sent_verified', 'send_status_unknown') AND updated < ?`
+		rows, err := tx.QueryContext(ctx, `SELECT `+recordColumns+` FROM scopes WHERE `+untombed+` ORDER BY updated, key, scope`, limit)
 		if err != nil {
 			return err
 		}
@@ -453,27 +529,31 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (n int, err error) 
 			recs = append(recs, r)
 		}
 		rows.Close()
-		if err := rows.Err(); err != nil {
+		if err := rows.Err(); err != nil || len(recs) == 0 {
 			return err
 		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE (key, scope) IN (SELECT key, scope FROM scopes WHERE `+untombed+`)`, limit); err != nil {
+			return err
+		}
+		insert := tx.StmtContext(ctx, s.stmt.insert)
+		mark, err := tx.PrepareContext(ctx, `UPDATE scopes SET tombstone = ? WHERE key = ? AND scope = ?`)
+		if err != nil {
+			return err
+		}
+		defer mark.Close()
 		for _, r := range recs {
-			tomb := ledger.TombstoneOf(r)
-			keep, err := currentTombstone(ctx, tx, tomb)
+			res, err := insert.ExecContext(ctx, entryArgs(ledger.TombstoneOf(r))...)
 			if err != nil {
 				return err
 			}
-			// Entries after the tombstone (refusals: a terminal record
-			// changes only by a confirmation, which makes a new
-			// tombstone) go; the tombstone stays.
-			if _, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE key = ? AND scope = ? AND seq != ?`, r.Key, r.Scope, keep); err != nil {
+			seq, err := res.LastInsertId()
+			if err != nil {
 				return err
 			}
-			if keep == 0 {
-				if err := appendEntry(ctx, tx, tomb); err != nil {
-					return err
-				}
-				n++
+			if _, err := mark.ExecContext(ctx, seq, r.Key, r.Scope); err != nil {
+				return err
 			}
+			n++
 		}
 		return nil
 	})
@@ -481,33 +561,4 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (n int, err error) 
 		return 0, err
 	}
 	return n, nil
-}
-
-// currentTombstone finds the sequence number of a scope's last tombstone
-// when it is tomb, the record's tombstone now (0: none, or one of an
-// earlier state).
-func currentTombstone(ctx context.Context, tx *sql.Tx, tomb ledger.Entry) (int64, error) {
-	e, err := scanEntry(tx.QueryRowContext(ctx, `SELECT seq, `+entryColumns+` FROM journal
-		WHERE key = ? AND scope = ? AND op = ? ORDER BY seq DESC LIMIT 1`, tomb.Key, tomb.Scope, string(ledger.OpTombstone)))
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	if !sameEntry(e, tomb) {
-		return 0, nil
-	}
-	return e.Seq, nil
-}
-
-// sameEntry compares two entries but for their sequence numbers.
-func sameEntry(a, b ledger.Entry) bool {
-	if !a.Time.Equal(b.Time) || !a.LeaseExpires.Equal(b.LeaseExpires) {
-		return false
-	}
-	a.Seq, b.Seq = 0, 0
-	a.Time, b.Time = time.Time{}, time.Time{}
-	a.LeaseExpires, b.LeaseExpires = time.Time{}, time.Time{}
-	return a == b
 }
