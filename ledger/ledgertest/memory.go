@@ -2,6 +2,7 @@ package ledgertest
 
 import (
 	"context"
+	"sort"
 	"sync"
 	"time"
 
@@ -16,7 +17,8 @@ type Memory struct {
 	mu      sync.Mutex
 	records map[[2]string]ledger.Record
 	journal []ledger.Entry
-	seq     int64 // the last entry's Seq: a prune shortens the journal
+	// seq is the last sequence number given: it only grows, Prune or not.
+	seq int64
 }
 
 // NewMemory opens an empty in-memory ledger.
@@ -101,25 +103,37 @@ func (m *Memory) Journal(_ context.Context, key string, fn func(ledger.Entry) er
 func (m *Memory) Prune(_ context.Context, before time.Time) (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	pruned := map[[2]string]bool{}
+	var pruned [][2]string
 	for k, r := range m.records {
 		if r.State.Terminal() && r.Updated.Before(before) {
-			pruned[k] = true
+			pruned = append(pruned, k)
 		}
 	}
+	sort.Slice(pruned, func(i, j int) bool {
+		return pruned[i][0] < pruned[j][0] || pruned[i][0] == pruned[j][0] && pruned[i][1] < pruned[j][1]
+	})
+	// A pruned scope's journal becomes its record's tombstone alone: one
+	// already there stays (a second Prune writes none), anything else goes,
+	// a tombstone of an earlier state too.
+	isPruned := map[[2]string]bool{}
+	for _, k := range pruned {
+		isPruned[k] = true
+	}
+	tombed := map[[2]string]bool{}
 	var kept []ledger.Entry
-	n := 0
 	for _, e := range m.journal {
 		k := [2]string{e.Key, e.Scope}
-		if !pruned[k] {
+		switch {
+		case !isPruned[k]:
 			kept = append(kept, e)
-		} else if e.Op == ledger.OpTombstone {
-			pruned[k] = false // already a tombstone alone
+		case e.Op == ledger.OpTombstone && !tombed[k] && sameEntry(e, ledger.TombstoneOf(m.records[k])):
+			tombed[k] = true
 			kept = append(kept, e)
 		}
 	}
-	for k, p := range pruned {
-		if p {
+	n := 0
+	for _, k := range pruned {
+		if !tombed[k] {
 			t := ledger.TombstoneOf(m.records[k])
 			m.seq++
 			t.Seq = m.seq
@@ -129,6 +143,15 @@ func (m *Memory) Prune(_ context.Context, before time.Time) (int, error) {
 	}
 	m.journal = kept
 	return n, nil
+}
+
+// sameEntry compares two entries but for their sequence numbers.
+func sameEntry(a, b ledger.Entry) bool {
+	if !a.Time.Equal(b.Time) || !a.LeaseExpires.Equal(b.LeaseExpires) {
+		return false
+	}
+	a.Seq, a.Time, a.LeaseExpires = b.Seq, b.Time, b.LeaseExpires
+	return a == b
 }
 
 func (m *Memory) Now(context.Context) (time.Time, error) { return m.cfg.Now(time.Now()), nil }

@@ -78,6 +78,24 @@ func (f *fixture) settle(key, scope string, token int64, o ledger.Outcome) ledge
 	return r
 }
 
+func (f *fixture) now() time.Time {
+	f.t.Helper()
+	now, err := f.s.Now(f.ctx)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return now
+}
+
+func (f *fixture) journal(key string) []ledger.Entry {
+	f.t.Helper()
+	var got []ledger.Entry
+	if err := f.s.Journal(f.ctx, key, func(e ledger.Entry) error { got = append(got, e); return nil }); err != nil {
+		f.t.Fatal(err)
+	}
+	return got
+}
+
 func mustClaim(t *testing.T, req ledger.ClaimRequest) ledger.ClaimRequest {
 	req, err := ledger.NormalizeClaim(req)
 	if err != nil {
@@ -231,21 +249,45 @@ func Run(t *testing.T, open Opener) {
 			t.Fatalf("after prune: %+v", got)
 		}
 		want(t, "claim after prune", f.claim("C", k, o, time.Minute), false, ledger.KeyConsumed, ledger.SentVerified, 1)
+		f.claim("D", Key(3), o, time.Minute)
 		n, _ = f.s.Prune(f.ctx, now)
 		if n != 0 {
 			t.Fatalf("second prune pruned %d", n)
 		}
-		// The journal stays in the order it was written: what comes after
-		// a prune comes after its tombstone.
-		var all []ledger.Entry
-		_ = f.s.Journal(f.ctx, "", func(e ledger.Entry) error { all = append(all, e); return nil })
+		// The tombstone alone again (C's refusal is detail too), and the
+		// journal's order still the order of writing.
+		if again := f.journal(k); len(again) != 1 || again[0] != got[0] {
+			t.Fatalf("after a second prune: %+v, want %+v", again, got[0])
+		}
+		all := f.journal("")
 		for i := 1; i < len(all); i++ {
 			if all[i].Seq <= all[i-1].Seq {
-				t.Fatalf("after prune, entry %d (seq %d) follows seq %d: %+v", i, all[i].Seq, all[i-1].Seq, all)
+				t.Fatalf("journal after prune out of order: seq %d after %d: %+v", all[i].Seq, all[i-1].Seq, all)
 			}
 		}
-		if last := all[len(all)-1]; last.Key != k || last.Op != ledger.OpClaim || last.Task != "C" {
-			t.Fatalf("the last entry is not the claim after the prune: %+v", all)
+		if len(all) != 3 || all[2].Key != Key(3) {
+			t.Fatalf("whole journal after prune: %+v", all)
+		}
+	})
+	t.Run("PruneFollowsALateConfirmation", func(t *testing.T) {
+		f := newFixture(t, open)
+		f.claim("A", k, o, 10*time.Second)
+		f.cross(k, o, 1)
+		f.clock.Advance(11 * time.Second)
+		want(t, "claim", f.claim("B", k, o, 10*time.Second), false, ledger.KeyConsumed, ledger.SendStatusUnknown, 1)
+		f.clock.Advance(time.Hour)
+		if n, err := f.s.Prune(f.ctx, f.now()); err != nil || n != 1 {
+			t.Fatalf("prune: %d scopes, %v; want 1", n, err)
+		}
+		want(t, "late confirm", f.settle(k, o, 1, ledger.Confirmed), true, "", ledger.SentVerified, 1)
+		f.clock.Advance(time.Hour)
+		// The record changed since its tombstone: a new one says so.
+		if n, err := f.s.Prune(f.ctx, f.now()); err != nil || n != 1 {
+			t.Fatalf("prune after the confirmation: %d scopes, %v; want 1", n, err)
+		}
+		got := f.journal(k)
+		if len(got) != 1 || got[0].Op != ledger.OpTombstone || got[0].State != ledger.SentVerified {
+			t.Fatalf("after prune: %+v, want one sent_verified tombstone", got)
 		}
 	})
 	t.Run("ConcurrentClaimsGrantOne", func(t *testing.T) {

@@ -283,8 +283,8 @@ func (s *Store) Journal(ctx context.Context, key string, fn func(ledger.Entry) e
 
 // Prune drops the journal detail of terminal scopes last changed before
 // t, keeping one tombstone entry (ledger.TombstoneOf) per scope, written
-// after every entry there is; a scope that has its tombstone already is
-// left as it is. The scopes' rows are locked meanwhile, so no operation
+// after every entry there is; a tombstone that still tells its record
+// stays, and what was written after it goes. The scopes' rows are locked meanwhile, so no operation
 // changes a record whose entries are being replaced.
 func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 	n, err := s.prune(ctx, before)
@@ -307,7 +307,7 @@ func (s *Store) prune(ctx context.Context, before time.Time) (int, error) {
 	defer func() { _ = tx.Rollback(ctx) }()
 	rows, err := tx.Query(ctx, `select key, scope, `+recordColumns+` from scopes s
 		where state in ('sent_verified', 'send_status_unknown') and updated < $1
-		and not exists (select from journal j where j.key = s.key and j.scope = s.scope and j.op = 'tombstone')
+		and exists (select from journal j where j.key = s.key and j.scope = s.scope and j.op <> 'tombstone')
 		order by key, scope for update of s`, cutoff)
 	if err != nil {
 		return 0, err
@@ -327,15 +327,44 @@ func (s *Store) prune(ctx context.Context, before time.Time) (int, error) {
 	if len(victims) == 0 {
 		return 0, tx.Commit(ctx)
 	}
+	// A pruned scope's journal becomes its record's tombstone alone: one
+	// already there that still tells the record stays (a second prune
+	// writes none, but drops what came after it, a refused claim say);
+	// else every entry goes and a new tombstone follows them all (a late
+	// confirmation changed the record since).
+	n := 0
 	b := &pgx.Batch{}
 	for _, r := range victims {
-		b.Queue(`delete from journal where key = $1 and scope = $2`, r.Key, r.Scope)
-		b.Queue(insertEntry, entryArgs(ledger.TombstoneOf(r))...)
+		want := ledger.TombstoneOf(r)
+		var kept int64
+		trows, err := tx.Query(ctx, `select seq, `+entryColumns+` from journal where key = $1 and scope = $2 and op = 'tombstone' order by seq`, r.Key, r.Scope)
+		if err != nil {
+			return 0, err
+		}
+		for trows.Next() {
+			var e ledger.Entry
+			if err := trows.Scan(&e.Seq, &e.Time, &e.Op, &e.Task, &e.Key, &e.Scope, &e.Token, &e.Granted, &e.Rule, &e.State,
+				&e.LeaseExpires, &e.Outcome, &e.Checkpoint, &e.Ref, &e.By, &e.Reason); err != nil {
+				trows.Close()
+				return 0, err
+			}
+			if kept == 0 && sameTombstone(e, want) {
+				kept = e.Seq
+			}
+		}
+		if trows.Close(); trows.Err() != nil {
+			return 0, trows.Err()
+		}
+		b.Queue(`delete from journal where key = $1 and scope = $2 and seq <> $3`, r.Key, r.Scope, kept)
+		if kept == 0 {
+			b.Queue(insertEntry, entryArgs(want)...)
+			n++
+		}
 	}
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return 0, err
 	}
-	return len(victims), tx.Commit(ctx)
+	return n, tx.Commit(ctx)
 }
 
 // Now is the server's clock (with the configuration's skew).
@@ -345,4 +374,14 @@ func (s *Store) Now(ctx context.Context) (time.Time, error) {
 		return time.Time{}, s.fail("now", err)
 	}
 	return s.cfg.Now(t.UTC()), nil
+}
+
+// sameTombstone compares a stored tombstone with the one a record gives,
+// but for its sequence number.
+func sameTombstone(a, b ledger.Entry) bool {
+	if !a.Time.Equal(b.Time) || !a.LeaseExpires.Equal(b.LeaseExpires) {
+		return false
+	}
+	a.Seq, a.Time, a.LeaseExpires = b.Seq, b.Time, b.LeaseExpires
+	return a == b
 }
