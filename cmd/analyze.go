@@ -32,6 +32,7 @@ func newAnalyze(env Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer c.done()
 			g, err := newGate(env, &c, &p)
 			if err != nil {
 				return err
@@ -59,6 +60,7 @@ func newAnalyze(env Env) *cobra.Command {
 		},
 	}
 	c.register(cmd)
+	c.registerLedger(cmd)
 	p.register(cmd)
 	o.register(cmd)
 	cmd.Flags().StringVar(&failOn, "fail-on", "high", "lowest finding severity that exits 1: critical, high, medium, low, info or none")

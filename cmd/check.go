@@ -53,6 +53,7 @@ func newCheck(env Env) *cobra.Command {
 			if os.Getenv("GOGC") == "" {
 				defer debug.SetGCPercent(debug.SetGCPercent(400))
 			}
+			defer c.done()
 			g, err := newGate(env, &c, &p)
 			if err != nil {
 				return err
@@ -76,6 +77,7 @@ func newCheck(env Env) *cobra.Command {
 		},
 	}
 	c.register(cmd)
+	c.registerLedger(cmd)
 	p.register(cmd)
 	o.register(cmd)
 	f.register(cmd, true)

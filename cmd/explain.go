@@ -54,6 +54,7 @@ printed (whatever it says), 2 on any error.`,
 					return fail(ExitError, "--key: %v", err)
 				}
 			}
+			defer c.done()
 			g, err := newGate(env, &c, &p, gate.WithPoliciesOfEitherKind())
 			if err != nil {
 				return err
@@ -125,6 +126,7 @@ printed (whatever it says), 2 on any error.`,
 		},
 	}
 	c.registerInputFlags(cmd)
+	c.registerLedger(cmd)
 	p.register(cmd)
 	cmd.Flags().StringVar(&key, "key", "", "explain the state of this key's scopes (as `effectlint key` prints it)")
 	cmd.Flags().StringVar(&scope, "scope", "", "with --key: only this scope (original, or an authorization id)")

@@ -3,9 +3,11 @@ package cmd
 import (
 	"context"
 	"errors"
+	"io"
 	"time"
 
 	"github.com/effectlint/effectlint/gate"
+	"github.com/effectlint/effectlint/ledger"
 	"github.com/effectlint/effectlint/transcripts"
 )
 
@@ -52,6 +54,9 @@ func newGate(env Env, c *commonFlags, p *policyFlags, more ...gate.Option) (*gat
 	if c.requireChecks {
 		opts = append(opts, gate.WithRequireChecks())
 	}
+	if c.ledger != "" {
+		opts = append(opts, c.ledgerOption())
+	}
 	if p != nil {
 		if p.timeout < 0 {
 			return nil, fail(ExitError, "--timeout must not be negative")
@@ -78,4 +83,18 @@ func gateFailed(err error) error {
 		return fail(ExitError, "--policy: %v", err)
 	}
 	return fail(ExitError, "%v", err)
+}
+
+// ledgerOption opens --ledger for the run. A ledger that cannot be opened
+// is not a usage error but an unreadable history (SPEC §9): the run reads
+// it as an input that fails, so every check stops with
+// HISTORY_UNREADABLE and analyze reports it.
+func (c *commonFlags) ledgerOption() gate.Option {
+	s, err := ledger.Open(context.Background(), c.ledger, ledger.Config{})
+	if err != nil {
+		name := "ledger:" + ledger.Redact(c.ledger)
+		return gate.WithExtraInput(name, func() (io.ReadCloser, error) { return nil, err })
+	}
+	c.closers = append(c.closers, func() { s.Close() })
+	return gate.WithLedger(s)
 }

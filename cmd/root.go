@@ -103,7 +103,8 @@ a task may cross the delivery boundary now, and which tasks did something risky.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newAnalyze(env), newCheck(env), newFacts(env), newKey(env), newProfile(env))
+	root.AddCommand(newAnalyze(env), newCheck(env), newFacts(env), newKey(env), newProfile(env),
+		newClaim(env), newCross(env), newSettle(env), newAuthorize(env), newLedger(env))
 	addPolicyCommands(root, env)
 	return root
 }
@@ -124,6 +125,22 @@ type commonFlags struct {
 	inputFormat   string
 	profile       string
 	requireChecks bool
+	// ledger is --ledger: a key ledger whose journal joins the histories.
+	ledger  string
+	closers []func()
+}
+
+// registerLedger adds --ledger (check, analyze, explain).
+func (c *commonFlags) registerLedger(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&c.ledger, "ledger", "", "a key ledger (PATH, sqlite:PATH or postgres://…) whose journal joins the histories as evidence; one that cannot be read stops every check")
+}
+
+// done releases what the run opened (a ledger).
+func (c *commonFlags) done() {
+	for _, f := range c.closers {
+		f()
+	}
+	c.closers = nil
 }
 
 func (c *commonFlags) register(cmd *cobra.Command) {

@@ -154,6 +154,16 @@ func WithPoliciesOfEitherKind() Option {
 	return func(c *config) error { c.anyRules = true; return nil }
 }
 
+// WithExtraInput adds an input that is no file: open is called on every
+// read, and its failing is a problem of that input (an unreadable
+// history).
+func WithExtraInput(name string, open func() (io.ReadCloser, error)) Option {
+	return func(c *config) error {
+		c.extra = append(c.extra, transcripts.Extra{Name: name, Open: open})
+		return nil
+	}
+}
+
 // WithLedger adds a key ledger's journal to the histories (SPEC §9): its
 // operations read as effectlint/v1 events (ledger.Export), so the rules
 // decide over the ledger and the transcripts together. A ledger that

@@ -94,6 +94,11 @@ func SplitSpec(spec string) (scheme, addr string) {
 	case strings.HasPrefix(spec, "sqlite:"):
 		return "sqlite", strings.TrimPrefix(spec, "sqlite:")
 	}
+	// Another URL names a store this build may not have: never a file
+	// path (redis://host/0 must not become a folder "redis:").
+	if i := strings.Index(spec, "://"); i > 0 && !strings.ContainsAny(spec[:i], "/\\.") {
+		return spec[:i], spec
+	}
 	return "sqlite", spec
 }
 
