@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -222,4 +223,17 @@ func TombstoneOf(rec Record) Entry {
 		e.By, e.Reason = rec.Authorization.By, rec.Authorization.Reason
 	}
 	return e
+}
+
+// ClaimOfRef finds the granted claim made under a caller's reference (a
+// Claude Code tool_use_id): the last one, when several were. It reads the
+// whole journal; ok is false when no claim names ref.
+func ClaimOfRef(ctx context.Context, s Store, ref string) (e Entry, ok bool, err error) {
+	err = s.Journal(ctx, "", func(x Entry) error {
+		if x.Op == OpClaim && x.Granted && x.Ref == ref {
+			e, ok = x, true
+		}
+		return nil
+	})
+	return e, ok, err
 }
