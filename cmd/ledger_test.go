@@ -213,12 +213,14 @@ func TestLedgerCLI_Fencing(t *testing.T) {
 // Exactly one of 64 processes claiming one scope at once is granted,
 // round after round; the others are refused (exit 1), none fails.
 func TestLedgerCLI_ProcessesRaceForOneScope(t *testing.T) {
+	t.Parallel() // mostly waiting: SQLite's busy retries, PostgreSQL's connections
 	rounds := 50
 	if testing.Short() {
 		rounds = 3
 	}
 	for name, fresh := range ledgers(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			l := fresh(t)
 			if _, stderr, code := cli(t, "ledger", "init", "--ledger", l); code != 0 {
 				t.Fatalf("init: %s", stderr)
