@@ -90,7 +90,7 @@ func gateFailed(err error) error {
 // it as an input that fails, so every check stops with
 // HISTORY_UNREADABLE and analyze reports it.
 func (c *commonFlags) ledgerOption() gate.Option {
-	s, err := ledger.Open(context.Background(), c.ledger, ledger.Config{})
+	s, err := ledger.Open(context.Background(), c.ledger, ledger.Config{Existing: true})
 	if err != nil {
 		name := "ledger:" + ledger.Redact(c.ledger)
 		return gate.WithExtraInput(name, func() (io.ReadCloser, error) { return nil, err })

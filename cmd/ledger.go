@@ -182,6 +182,9 @@ Exit 0 granted, 1 refused, 2 any error: treat every non-zero exit as stop.`,
 			if task == "" {
 				return fail(ExitError, "--task is required")
 			}
+			if c.asOf != "" {
+				return fail(ExitError, "--as-of replays the past; a claim decides now over everything there is")
+			}
 			key, err := keyOf(&f)
 			if err != nil {
 				return err

@@ -377,3 +377,36 @@ func TestLedgerCLI_BrokenLedgers(t *testing.T) {
 		})
 	}
 }
+
+// A reader never creates a ledger: check over a --ledger that does not
+// exist (a typo) stops as over an unreadable history, and leaves no file.
+func TestLedgerCLI_CheckNeverCreatesALedger(t *testing.T) {
+	key := ledgertest.Key(11)
+	missing := filepath.Join(t.TempDir(), "no", "such", "ledger.db")
+	for _, l := range []string{missing, " "} {
+		out, _, code := run(t, "check", "--ledger", l, "--task", "w1", "--checkpoint", "send", "--key", key, "--format", "json")
+		if code != ExitFindings || !strings.Contains(out, `"HISTORY_UNREADABLE"`) {
+			t.Errorf("check --ledger %q: exit %d\n%s", l, code, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); !os.IsNotExist(err) {
+		t.Fatalf("check created %s", filepath.Dir(missing))
+	}
+	// An initialized but empty ledger and nothing else is no input (exit 2).
+	l := filepath.Join(t.TempDir(), "empty.db")
+	if _, stderr, code := cli(t, "ledger", "init", "--ledger", l); code != 0 {
+		t.Fatal(stderr)
+	}
+	if out, _, code := run(t, "check", "--ledger", l, "--task", "w1", "--key", key); code != ExitError {
+		t.Fatalf("check over an empty ledger alone: exit %d, want 2\n%s", code, out)
+	}
+}
+
+// A claim decides now: --as-of, which replays the past, is refused.
+func TestLedgerCLI_ClaimRefusesAsOf(t *testing.T) {
+	l := filepath.Join(t.TempDir(), "l.db")
+	_, stderr, code := cli(t, "claim", "--ledger", l, "--task", "w1", "--key", ledgertest.Key(12), "--as-of", "2020-01-01T00:00:00Z", t.TempDir())
+	if code != ExitError || !strings.Contains(stderr, "--as-of") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}

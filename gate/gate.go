@@ -314,6 +314,17 @@ func (g *Gate) facts(paths []string, r read) (*analyzer.Facts, error) {
 	if err != nil {
 		return nil, err
 	}
+	// An extra input (a ledger) that holds no event is no input: a run
+	// over it alone evaluated nothing (SPEC §7).
+	read := 0
+	for _, in := range res.Inputs {
+		if in.Events > 0 || len(in.Problems) > 0 || !c.isExtra(in.Path) {
+			read++
+		}
+	}
+	if read == 0 && len(res.Inputs) > 0 {
+		return nil, fmt.Errorf("%w: the inputs hold no event (%d input(s), every one empty)", ErrNoInput, len(res.Inputs))
+	}
 	if len(res.Inputs) == 0 {
 		return nil, fmt.Errorf("%w: no transcript files (.jsonl, .ndjson, .json, optionally .gz) in %v", ErrNoInput, paths)
 	}
@@ -338,3 +349,12 @@ func (g *Gate) evalContext(ctx context.Context) (context.Context, context.Cancel
 
 // Timeout is the bound of each evaluation (0: none).
 func (g *Gate) Timeout() time.Duration { return g.cfg.timeout }
+
+func (c *config) isExtra(path string) bool {
+	for _, x := range c.extra {
+		if x.Name == path {
+			return true
+		}
+	}
+	return false
+}

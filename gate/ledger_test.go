@@ -3,6 +3,8 @@ package gate_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -46,6 +48,11 @@ func randomLedger(rt *rapid.T, oneScopePerTask bool) (*ledgertest.Memory, []stri
 	keys := []string{ledgertest.Key(1), ledgertest.Key(2)}
 	scopes := []string{ledger.OriginalScope, "a1"}
 	tokens := map[[2]string]int64{}
+	// One record the export always has, so no run reads an empty ledger
+	// (which is no input at all).
+	if _, err := s.Authorize(ctx, ledger.AuthorizeRequest{Key: ledgertest.Key(9), Authorization: "seed", By: "pat", Reason: "r"}); err != nil {
+		rt.Fatal(err)
+	}
 	n := rapid.IntRange(1, 30).Draw(rt, "steps")
 	for i := 0; i < n; i++ {
 		ki := rapid.IntRange(0, 1).Draw(rt, "key")
@@ -144,11 +151,29 @@ func TestLedgerExport_GateNeverAllowsWhatTheLedgerWouldRefuse(t *testing.T) {
 				if scope != ledger.OriginalScope {
 					intent.Authorization = scope
 				}
+				// A task started long before anything in the ledger, holding
+				// the same intent in a history of its own, is no executor
+				// while another task holds the scope in the ledger.
+				early := filepath.Join(t.TempDir(), "early.jsonl")
+				auth := ""
+				if scope != ledger.OriginalScope {
+					auth = fmt.Sprintf(`,"authorization":%q`, scope)
+				}
+				hist := `{"ts":"2000-01-01T00:00:00Z","task":"early","type":"task_started","relation":"root"}` + "\n" +
+					fmt.Sprintf(`{"ts":"2000-01-01T00:00:01Z","task":"early","type":"intent","key":%q%s}`, key, auth) + "\n"
+				if err := os.WriteFile(early, []byte(hist), 0o644); err != nil {
+					rt.Fatal(err)
+				}
 				for _, cp := range []string{gate.Picker, gate.Send} {
-					d := g.Check(ctx, gate.Request{Task: "newcomer", Checkpoint: cp, Intent: intent})
-					if d.Decision != "stop" {
-						rt.Fatalf("%s/%s is %s in the ledger (holder %s), yet the gate allows a new task at %s: %+v",
-							key[len(key)-4:], scope, rec.Effective(now), rec.Holder, cp, d.Reasons)
+					for _, req := range []gate.Request{
+						{Task: "newcomer", Checkpoint: cp, Intent: intent},
+						{Task: "early", Checkpoint: cp, Paths: []string{early}},
+					} {
+						d := g.Check(ctx, req)
+						if d.Decision != "stop" {
+							rt.Fatalf("%s/%s is %s in the ledger (holder %s), yet the gate allows %s at %s: %+v",
+								key[len(key)-4:], scope, rec.Effective(now), rec.Holder, req.Task, cp, d.Reasons)
+						}
 					}
 				}
 			}

@@ -22,11 +22,13 @@ const ExportTask = "effectlint-ledger"
 // what the rules of SPEC §4 derive from these events):
 //
 //   - a granted claim that starts a hold: the task starts (again, after it
-//     ended) and declares the intent {key, authorization};
-//   - cross: picker_accepted (at picker) or send_fired (at send), a
-//     crossing;
+//     ended), declares the intent {key, authorization} and approaches
+//     (gate_check allow at picker), so other tasks see the scope held;
+//   - cross: picker_accepted (at picker), or a gate_check allow at send
+//     and send_fired (at send): a crossing;
 //   - settle confirmed: a readback confirmed; settle unknown: the label
-//     send_status_unknown; not_crossed: nothing (a release);
+//     send_status_unknown; not_crossed, or a lease that ran out before any
+//     crossing: picker_dismissed (the approach retreats);
 //   - a lease that ran out on a crossing: an interrupted (reason
 //     lease_expired), so the crossing sits in an ended segment;
 //   - when a task holds no scope any more, it ends (task_ended), so it is
@@ -146,6 +148,10 @@ func (x *exporter) release(h *hold, at time.Time, status string) {
 		return
 	}
 	h.done = true
+	if !h.crossing {
+		// Released or run out before any crossing: the approach retreats.
+		x.emit(at, h.task, "picker_dismissed", x.ref(h.key, h.scope))
+	}
 	x.held[h.task]--
 	if x.held[h.task] == 0 && x.running[h.task] {
 		x.running[h.task] = false
@@ -180,6 +186,8 @@ func (x *exporter) entry(e Entry) error {
 		}
 		x.start(e.Task, e.Time)
 		x.emit(e.Time, e.Task, "intent", x.intentFields(e.Key, e.Scope))
+		// A live claim is an approach: other tasks see a scope held.
+		x.emit(e.Time, e.Task, "gate_check", map[string]any{"intent": IntentID(e.Key, e.Scope), "checkpoint": "picker", "decision": "allow"})
 		x.holds[k] = &hold{task: e.Task, key: e.Key, scope: e.Scope, expires: e.LeaseExpires}
 		x.held[e.Task]++
 	case h == nil || h.done:
@@ -191,16 +199,20 @@ func (x *exporter) entry(e Entry) error {
 			x.start(e.Task, e.Time)
 			x.emit(e.Time, e.Task, "intent", x.intentFields(e.Key, e.Scope))
 			x.settled(e, e.Task)
-			x.emit(e.Time, e.Task, "task_ended", map[string]any{"status": "completed"})
-			x.running[e.Task] = false
+			if x.held[e.Task] == 0 { // it may hold other scopes meanwhile
+				x.emit(e.Time, e.Task, "task_ended", map[string]any{"status": "completed"})
+				x.running[e.Task] = false
+			}
 		}
 	case e.Op == OpCross:
 		if !h.crossing {
-			typ := "send_fired"
 			if e.Checkpoint == "picker" {
-				typ = "picker_accepted"
+				x.emit(e.Time, h.task, "picker_accepted", x.ref(e.Key, e.Scope))
+			} else {
+				// cross at send is the ledger's gate at send, then the press.
+				x.emit(e.Time, h.task, "gate_check", map[string]any{"intent": IntentID(e.Key, e.Scope), "checkpoint": "send", "decision": "allow"})
+				x.emit(e.Time, h.task, "send_fired", x.ref(e.Key, e.Scope))
 			}
-			x.emit(e.Time, h.task, typ, x.ref(e.Key, e.Scope))
 			h.crossing = true
 		}
 	case e.Op == OpSettle:

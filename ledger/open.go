@@ -16,6 +16,11 @@ type Config struct {
 	// Skew is added to the store's clock. Tests use it to let leases
 	// expire without waiting; nothing else should set it.
 	Skew func() time.Duration
+	// Existing opens only a ledger that exists and holds its schema:
+	// nothing is created. Readers (check, analyze, explain) set it, so a
+	// typo in --ledger reads as an unreadable history, not as an empty
+	// ledger that proves nothing was claimed.
+	Existing bool
 	// BusyTimeout bounds how long an operation waits for another
 	// writer's transaction (default 5s). Past it the operation fails.
 	BusyTimeout time.Duration

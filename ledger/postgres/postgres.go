@@ -88,6 +88,8 @@ func Open(ctx context.Context, url string, cfg ledger.Config) (*Store, error) {
 	case err != nil:
 	case v > SchemaVersion:
 		err = errNewer(v)
+	case v == 0 && cfg.Existing:
+		err = errors.New("no ledger schema in this database: never initialized (effectlint ledger init)")
 	case v < SchemaVersion:
 		err = s.migrate(ctx)
 	}

@@ -118,6 +118,11 @@ func open(ctx context.Context, path string, cfg ledger.Config) (*Store, int, err
 	if err != nil {
 		return nil, 0, fmt.Errorf("ledger %s: %w", path, err)
 	}
+	if cfg.Existing {
+		if _, err := os.Stat(abs); err != nil {
+			return nil, 0, fmt.Errorf("ledger %s: no ledger there (%w)", abs, err)
+		}
+	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return nil, 0, wrap(abs, "creating its directory", err, cfg.Busy())
 	}
@@ -134,9 +139,14 @@ func open(ctx context.Context, path string, cfg ledger.Config) (*Store, int, err
 	s := &Store{path: abs, cfg: cfg, db: db, writer: make(chan struct{}, 1)}
 	// Read before writing anything: a file that is not a ledger (another
 	// program's database, say) is left as it was.
-	if _, err := schemaVersion(ctx, db); err != nil {
+	v, err := schemaVersion(ctx, db)
+	if err != nil {
 		db.Close()
 		return nil, 0, s.fail("reading its schema", err)
+	}
+	if cfg.Existing && v == 0 {
+		db.Close()
+		return nil, 0, fmt.Errorf("ledger %s: %w (no ledger schema: never initialized)", abs, ErrNotLedger)
 	}
 	if err := s.walMode(ctx); err != nil {
 		db.Close()
