@@ -147,18 +147,34 @@ func (l *ledgerFlags) print(w io.Writer, a answer) error {
 
 // keyOf is the key the flags name: --key, or an intent's flags.
 func keyOf(f *intentFlags) (string, error) {
+	k, _, err := intentOf(f)
+	return k, err
+}
+
+// intentOf is the key the flags name and the intent as the gate reads it:
+// with --destination and --title, the title too, which the key does not
+// carry but which may name the same destination (SPEC §2).
+func intentOf(f *intentFlags) (string, analyzer.IntentSpec, error) {
 	s, err := f.spec()
 	if err != nil {
-		return "", err
+		return "", s, err
 	}
 	if s.Empty() {
-		return "", fail(ExitError, "name the key: --key K, or --destination PROVIDER/ID|--title TITLE with --file F|--sha256 H")
+		return "", s, fail(ExitError, "name the key: --key K, or --destination PROVIDER/ID|--title TITLE with --file F|--sha256 H")
 	}
 	k, err := s.Compute()
 	if err != nil {
-		return "", fail(ExitError, "%v", err)
+		return "", s, fail(ExitError, "%v", err)
 	}
-	return k.String(), nil
+	return k.String(), s, nil
+}
+
+// titleOf is the title an intent gives besides its key.
+func titleOf(s analyzer.IntentSpec) string {
+	if s.Key != "" || s.Destination.Provider == "" {
+		return ""
+	}
+	return s.Destination.Title
 }
 
 func newClaim(env Env) *cobra.Command {
@@ -185,7 +201,7 @@ Exit 0 granted, 1 refused, 2 any error: treat every non-zero exit as stop.`,
 			if c.asOf != "" {
 				return fail(ExitError, "--as-of replays the past; a claim decides now over everything there is")
 			}
-			key, err := keyOf(&f)
+			key, spec, err := intentOf(&f)
 			if err != nil {
 				return err
 			}
@@ -199,7 +215,7 @@ Exit 0 granted, 1 refused, 2 any error: treat every non-zero exit as stop.`,
 			if scope == "" {
 				scope = ledger.OriginalScope
 			}
-			req, err := ledger.NormalizeClaim(ledger.ClaimRequest{Task: task, Key: key, Scope: scope, Lease: lease, Ref: ref})
+			req, err := ledger.NormalizeClaim(ledger.ClaimRequest{Task: task, Key: key, Scope: scope, Title: titleOf(spec), Lease: lease, Ref: ref})
 			if err != nil {
 				return fail(ExitError, "claim: %v", err)
 			}
@@ -208,8 +224,7 @@ Exit 0 granted, 1 refused, 2 any error: treat every non-zero exit as stop.`,
 				if err != nil {
 					return err
 				}
-				intent := analyzer.IntentSpec{Key: key, Authorization: f.authorization}
-				d := g.Check(ctx, gate.Request{Task: task, Checkpoint: gate.Picker, Intent: intent, Paths: args})
+				d := g.Check(ctx, gate.Request{Task: task, Checkpoint: gate.Picker, Intent: spec, Paths: args})
 				if d.Err != nil {
 					return gateFailed(d.Err)
 				}

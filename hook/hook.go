@@ -220,7 +220,11 @@ func (h *ClaudeCode) pre(ctx context.Context, p Payload) Response {
 	if d.Scope != nil && *d.Scope != "" {
 		scope = *d.Scope
 	}
-	g, err := h.Ledger.Claim(ctx, ledger.ClaimRequest{Task: task, Key: *d.Key, Scope: scope, Lease: h.Lease, Ref: p.ToolUseID})
+	title := ""
+	if call.Intent.Destination.Provider != "" {
+		title = call.Intent.Destination.Title // not in the key; may name the same destination
+	}
+	g, err := h.Ledger.Claim(ctx, ledger.ClaimRequest{Task: task, Key: *d.Key, Scope: scope, Title: title, Lease: h.Lease, Ref: p.ToolUseID})
 	if err != nil {
 		return Deny(fmt.Sprintf("the key ledger could not be claimed (%v): denied to be safe", err))
 	}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"sort"
 	"time"
+
+	"github.com/effectlint/effectlint/effect"
 )
 
 // ExportTask is the task id the export gives the records that belong to no
@@ -108,8 +110,16 @@ func (x *exporter) emit(at time.Time, task, typ string, fields map[string]any) {
 	_, x.err = x.bw.Write(b)
 }
 
-func (x *exporter) intentFields(key, scope string) map[string]any {
+func (x *exporter) intentFields(key, scope, title string) map[string]any {
 	f := map[string]any{"intent": IntentID(key, scope), "key": key}
+	// A title the key does not carry is part of the evidence: a crossing
+	// known by that title alone may be this one (SPEC §2). The intent
+	// then names destination and content, which give the same key.
+	if k, err := effect.ParseKey(key); err == nil && title != "" && k.Destination.Title == "" {
+		delete(f, "key")
+		f["destination"] = map[string]any{"provider": k.Destination.Provider, "id": k.Destination.ID, "title": title}
+		f["content"] = map[string]any{"sha256": k.SHA256}
+	}
 	if scope != OriginalScope {
 		f["authorization"] = scope
 	}
@@ -185,7 +195,7 @@ func (x *exporter) entry(e Entry) error {
 			break
 		}
 		x.start(e.Task, e.Time)
-		x.emit(e.Time, e.Task, "intent", x.intentFields(e.Key, e.Scope))
+		x.emit(e.Time, e.Task, "intent", x.intentFields(e.Key, e.Scope, e.Title))
 		// A live claim is an approach: other tasks see a scope held.
 		x.emit(e.Time, e.Task, "gate_check", map[string]any{"intent": IntentID(e.Key, e.Scope), "checkpoint": "picker", "decision": "allow"})
 		x.holds[k] = &hold{task: e.Task, key: e.Key, scope: e.Scope, expires: e.LeaseExpires}
@@ -197,7 +207,7 @@ func (x *exporter) entry(e Entry) error {
 		if e.Op == OpSettle && (e.State == SentVerified || e.State == SendStatusUnknown) && e.Task != "" &&
 			x.terminal[k] != e.State {
 			x.start(e.Task, e.Time)
-			x.emit(e.Time, e.Task, "intent", x.intentFields(e.Key, e.Scope))
+			x.emit(e.Time, e.Task, "intent", x.intentFields(e.Key, e.Scope, e.Title))
 			x.settled(e, e.Task)
 			if x.held[e.Task] == 0 { // it may hold other scopes meanwhile
 				x.emit(e.Time, e.Task, "task_ended", map[string]any{"status": "completed"})
@@ -251,7 +261,7 @@ func (x *exporter) tombstone(e Entry) {
 			"authorization": e.Scope, "by": e.By, "reason": e.Reason, "key": e.Key})
 	}
 	x.start(task, e.Time)
-	x.emit(e.Time, task, "intent", x.intentFields(e.Key, e.Scope))
+	x.emit(e.Time, task, "intent", x.intentFields(e.Key, e.Scope, e.Title))
 	x.settled(e, task)
 	if x.held[task] == 0 {
 		x.running[task] = false

@@ -99,7 +99,11 @@ type Record struct {
 	// Authorization names the person's authorization that opened a scope
 	// other than the original one.
 	Authorization *Authorization `json:"authorization,omitempty"`
-	Updated       time.Time      `json:"updated"`
+	// Title is the destination's display title the last grant named
+	// (the key of a provider/id destination does not carry it): a title
+	// alone may name the same destination (SPEC §2).
+	Title   string    `json:"title,omitempty"`
+	Updated time.Time `json:"updated"`
 }
 
 // Authorization is a person's authorization of one more delivery of a key.
@@ -181,6 +185,10 @@ type ClaimRequest struct {
 	Key string
 	// Scope is OriginalScope (or empty) or an authorization id.
 	Scope string
+	// Title is the destination's display title when the key names it by
+	// provider and id: a claim of a destination known by that title alone
+	// may be the same, and so is refused while this one holds or consumed.
+	Title string
 	Lease time.Duration
 	// Ref is the caller's reference for this claim, kept in the journal:
 	// a Claude Code tool_use_id, say, so a transcript that names it can be

@@ -3,6 +3,8 @@ package ledger
 import (
 	"fmt"
 	"time"
+
+	"github.com/effectlint/effectlint/effect"
 )
 
 // The state machine of the ledger, as pure functions of a scope's record,
@@ -34,7 +36,21 @@ func expire(rec Record, now time.Time) (Record, bool) {
 // ApplyClaim grants, renews or refuses a claim. exists is false when the
 // ledger has no record of the scope: the original scope is then free, and
 // any other scope names an authorization with no record.
-func ApplyClaim(rec Record, exists bool, req ClaimRequest, now time.Time) Result {
+//
+// related are the records of the other keys with the same content and
+// scope name: a claim is refused while one whose destination may be the
+// same (SPEC §2: letter case, a title) is consumed or held by another
+// task. Keys stay exact; the refusal is what fails closed.
+func ApplyClaim(rec Record, exists bool, related []Record, req ClaimRequest, now time.Time) Result {
+	if r, ok := conflicting(related, req, now); ok {
+		if !exists {
+			rec = Record{Key: req.Key, Scope: req.Scope, State: Free}
+		}
+		if eff := r.Effective(now); eff.Consumed() {
+			return refuse(rec, KeyConsumed, "key %s, whose destination may be the same, is %s (token %d, %s): this scope may be that one", r.Key, eff, r.Token, r.Holder)
+		}
+		return refuse(rec, ClaimedByOther, "task %s holds key %s, whose destination may be the same, until %s", r.Holder, r.Key, r.LeaseExpires.UTC().Format(time.RFC3339Nano))
+	}
 	if !exists {
 		if req.Scope != OriginalScope {
 			return refuse(Record{Key: req.Key, Scope: req.Scope, State: Free}, UnknownAuthorization,
@@ -53,6 +69,9 @@ func ApplyClaim(rec Record, exists bool, req ClaimRequest, now time.Time) Result
 			return refuse(rec, ClaimedByOther, "task %s holds token %d until %s", rec.Holder, rec.Token, rec.LeaseExpires.UTC().Format(time.RFC3339Nano))
 		}
 		rec.LeaseExpires = now.Add(req.Lease)
+		if req.Title != "" {
+			rec.Title = req.Title
+		}
 		rec.Updated = now
 		return grant(rec, true)
 	}
@@ -61,6 +80,9 @@ func ApplyClaim(rec Record, exists bool, req ClaimRequest, now time.Time) Result
 	rec.State = Claimed
 	rec.Token++
 	rec.Holder = req.Task
+	if req.Title != "" {
+		rec.Title = req.Title
+	}
 	rec.LeaseExpires = now.Add(req.Lease)
 	rec.CrossedToken = 0
 	rec.Checkpoint = ""
@@ -163,4 +185,41 @@ func ApplyAuthorize(rec Record, exists bool, req AuthorizeRequest, now time.Time
 	rec = Record{Key: req.Key, Scope: req.Authorization, State: Free, Updated: now,
 		Authorization: &Authorization{By: req.By, Reason: req.Reason, At: now}}
 	return grant(rec, true)
+}
+
+// conflicting finds a related record whose destination may be the
+// claimed one's and that is consumed, or held by another task, now.
+func conflicting(related []Record, req ClaimRequest, now time.Time) (Record, bool) {
+	want, ok := destinationOf(req.Key, req.Title)
+	if !ok {
+		return Record{}, false
+	}
+	for _, r := range related {
+		if r.Key == req.Key || r.Scope != req.Scope {
+			continue
+		}
+		d, ok := destinationOf(r.Key, r.Title)
+		if !ok || !effect.MayBeSame(d, want) {
+			continue
+		}
+		eff := r.Effective(now)
+		if eff.Consumed() || eff == Claimed && r.Holder != req.Task {
+			return r, true
+		}
+	}
+	return Record{}, false
+}
+
+// destinationOf reads a key's destination, with a title the key does not
+// carry.
+func destinationOf(key, title string) (effect.Destination, bool) {
+	k, err := effect.ParseKey(key)
+	if err != nil {
+		return effect.Destination{}, false
+	}
+	d := k.Destination
+	if d.Title == "" {
+		d.Title = title
+	}
+	return d, true
 }

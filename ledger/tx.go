@@ -44,6 +44,8 @@ type Entry struct {
 	Ref          string    `json:"ref,omitempty"`
 	By           string    `json:"by,omitempty"`
 	Reason       string    `json:"reason,omitempty"`
+	// Title is a claim's destination title (ClaimRequest.Title).
+	Title string `json:"title,omitempty"`
 }
 
 // Tx is one store transaction as the state machine needs it. A store's
@@ -55,6 +57,13 @@ type Tx interface {
 	// Now is the store's clock, read inside the transaction.
 	Now() (time.Time, error)
 	Load(key, scope string) (rec Record, ok bool, err error)
+	// Related lists the records of the other keys with the same content
+	// digest (the key's last 64 characters) and scope name: the scopes
+	// whose destination may be the same (the state machine decides which,
+	// effect.MayBeSame). The transaction must keep them from changing
+	// until it commits (SQLite: the one writer; PostgreSQL: the lock is
+	// taken on the content and scope, not the key).
+	Related(key, scope string) ([]Record, error)
 	Save(rec Record) error
 	Append(e Entry) error
 }
@@ -97,6 +106,7 @@ func NormalizeClaim(req ClaimRequest) (ClaimRequest, error) {
 		return req, fmt.Errorf("%w: lease must be between 1ms and %s, not %s", ErrInvalid, MaxLease, req.Lease)
 	}
 	req.Lease = req.Lease.Truncate(time.Microsecond)
+	req.Title = strings.TrimSpace(req.Title)
 	return req, checkKey(req.Key)
 }
 
@@ -137,10 +147,14 @@ func run(tx Tx, key, scope string, apply func(Record, bool, time.Time) Result, e
 // DoClaim runs a claim in tx: the state machine, the record, the journal.
 // req must have passed NormalizeClaim.
 func DoClaim(tx Tx, req ClaimRequest) (Result, error) {
+	related, err := tx.Related(req.Key, req.Scope)
+	if err != nil {
+		return Result{}, err
+	}
 	return run(tx, req.Key, req.Scope,
-		func(rec Record, ok bool, now time.Time) Result { return ApplyClaim(rec, ok, req, now) },
+		func(rec Record, ok bool, now time.Time) Result { return ApplyClaim(rec, ok, related, req, now) },
 		func(res Result) Entry {
-			e := Entry{Op: OpClaim, Task: req.Task, Ref: req.Ref}
+			e := Entry{Op: OpClaim, Task: req.Task, Ref: req.Ref, Title: req.Title}
 			if res.Granted {
 				e.Token = res.Token
 			}
@@ -218,7 +232,7 @@ func DoAuthorize(tx Tx, req AuthorizeRequest) (Result, error) {
 // enough for an export to reproduce its state.
 func TombstoneOf(rec Record) Entry {
 	e := Entry{Op: OpTombstone, Time: rec.Updated, Task: rec.Holder, Key: rec.Key, Scope: rec.Scope,
-		Token: rec.Token, Granted: true, State: rec.State, LeaseExpires: rec.LeaseExpires, Checkpoint: rec.Checkpoint}
+		Token: rec.Token, Granted: true, State: rec.State, LeaseExpires: rec.LeaseExpires, Checkpoint: rec.Checkpoint, Title: rec.Title}
 	if rec.Authorization != nil {
 		e.By, e.Reason = rec.Authorization.By, rec.Authorization.Reason
 	}
@@ -236,4 +250,13 @@ func ClaimOfRef(ctx context.Context, s Store, ref string) (e Entry, ok bool, err
 		return nil
 	})
 	return e, ok, err
+}
+
+// ContentOf is the content digest part of a key, by which stores find a
+// key's related scopes: its last 64 characters.
+func ContentOf(key string) string {
+	if len(key) < 64 {
+		return key
+	}
+	return key[len(key)-64:]
 }

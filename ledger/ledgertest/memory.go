@@ -33,6 +33,16 @@ func (x memTx) Load(key, scope string) (ledger.Record, bool, error) {
 	r, ok := x.m.records[[2]string{key, scope}]
 	return r, ok, nil
 }
+func (x memTx) Related(key, scope string) ([]ledger.Record, error) {
+	var out []ledger.Record
+	for k, r := range x.m.records {
+		if k[0] != key && k[1] == scope && ledger.ContentOf(k[0]) == ledger.ContentOf(key) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
 func (x memTx) Save(r ledger.Record) error { x.m.records[[2]string{r.Key, r.Scope}] = r; return nil }
 func (x memTx) Append(e ledger.Entry) error {
 	x.m.seq++

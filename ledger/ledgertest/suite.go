@@ -332,6 +332,62 @@ func Run(t *testing.T, open Opener) {
 			}
 		}
 	})
+	t.Run("MayBeTheSameDestination", func(t *testing.T) {
+		// SPEC §2: destinations that differ only in letter case, or of
+		// which one is known by a title the other carries, may be the
+		// same. Keys stay exact; a claim is refused while such a scope is
+		// held by another task or consumed.
+		f := newFixture(t, open)
+		sha := fmt.Sprintf("%064x", 77)
+		mk := func(d effect.Destination) string {
+			k, err := effect.NewKey(d, sha)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return k.String()
+		}
+		upper, lower := mk(effect.Destination{Provider: "slack", ID: "C024BE91L"}), mk(effect.Destination{Provider: "slack", ID: "c024be91l"})
+		titled := mk(effect.Destination{Title: "General"})
+		other := mk(effect.Destination{Provider: "slack", ID: "C999"})
+		claimT := func(task, key, title string) ledger.Result {
+			t.Helper()
+			r, err := f.s.Claim(f.ctx, mustClaim(t, ledger.ClaimRequest{Task: task, Key: key, Title: title, Lease: time.Minute}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		want(t, "A claims upper", claimT("A", upper, "General"), true, "", ledger.Claimed, 1)
+		want(t, "B claims lower", claimT("B", lower, ""), false, ledger.ClaimedByOther, ledger.Free, 0)
+		want(t, "B claims the title", claimT("B", titled, ""), false, ledger.ClaimedByOther, ledger.Free, 0)
+		want(t, "B claims another channel", claimT("B", other, ""), true, "", ledger.Claimed, 1)
+		want(t, "A may hold both", claimT("A", lower, ""), true, "", ledger.Claimed, 1)
+		want(t, "A releases lower", f.settle(lower, o, 1, ledger.NotCrossed), true, "", ledger.Free, 1)
+		f.cross(upper, o, 1)
+		f.settle(upper, o, 1, ledger.Confirmed)
+		want(t, "C claims lower", claimT("C", lower, ""), false, ledger.KeyConsumed, ledger.Free, 1)
+		want(t, "C claims the title", claimT("C", titled, ""), false, ledger.KeyConsumed, ledger.Free, 0)
+		// Under an authorization, another scope name: not related.
+		req, _ := ledger.NormalizeAuthorize(ledger.AuthorizeRequest{Key: lower, Authorization: "re1", By: "pat", Reason: "once more"})
+		if _, err := f.s.Authorize(f.ctx, req); err != nil {
+			t.Fatal(err)
+		}
+		r, err := f.s.Claim(f.ctx, mustClaim(t, ledger.ClaimRequest{Task: "C", Key: lower, Scope: "re1", Lease: time.Minute}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want(t, "C claims lower under re1", r, true, "", ledger.Claimed, 1)
+		// A title-only scope consumed refuses a provider/id claim that
+		// names that title, not one that names none.
+		sha2 := fmt.Sprintf("%064x", 78)
+		t2, _ := effect.NewKey(effect.Destination{Title: "Reports"}, sha2)
+		p2, _ := effect.NewKey(effect.Destination{Provider: "slack", ID: "C5"}, sha2)
+		want(t, "D claims the title", claimT("D", t2.String(), ""), true, "", ledger.Claimed, 1)
+		f.cross(t2.String(), o, 1)
+		f.settle(t2.String(), o, 1, ledger.Unknown)
+		want(t, "E names the title", claimT("E", p2.String(), "reports"), false, ledger.KeyConsumed, ledger.Free, 0)
+		want(t, "E names none", claimT("E", p2.String(), ""), true, "", ledger.Claimed, 1)
+	})
 	t.Run("AgreesWithTheModel", func(t *testing.T) { Differential(t, open) })
 }
 

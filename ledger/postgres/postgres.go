@@ -205,14 +205,14 @@ func (s *Store) once(ctx context.Context, key, scope string, f func(ledger.Tx) (
 	return res, nil
 }
 
-const recordColumns = `state, token, holder, lease_expires, crossed_token, checkpoint, auth_by, auth_reason, auth_at, updated`
+const recordColumns = `state, token, holder, lease_expires, crossed_token, checkpoint, auth_by, auth_reason, auth_at, updated, title`
 
 // scanRecord reads recordColumns (after key and scope, when withKey).
 func scanRecord(row pgx.Row, key, scope string, withKey bool) (ledger.Record, error) {
 	r := ledger.Record{Key: key, Scope: scope}
 	var by, reason *string
 	var at *time.Time
-	dst := []any{&r.State, &r.Token, &r.Holder, &r.LeaseExpires, &r.CrossedToken, &r.Checkpoint, &by, &reason, &at, &r.Updated}
+	dst := []any{&r.State, &r.Token, &r.Holder, &r.LeaseExpires, &r.CrossedToken, &r.Checkpoint, &by, &reason, &at, &r.Updated, &r.Title}
 	if withKey {
 		dst = append([]any{&r.Key, &r.Scope}, dst...)
 	}
@@ -242,14 +242,14 @@ func (s *Store) Get(ctx context.Context, key, scope string) (ledger.Record, bool
 	return r, true, nil
 }
 
-const entryColumns = `time, op, task, key, scope, token, granted, rule, state, lease_expires, outcome, checkpoint, ref, "by", reason`
+const entryColumns = `time, op, task, key, scope, token, granted, rule, state, lease_expires, outcome, checkpoint, ref, "by", reason, title`
 
 func entryArgs(e ledger.Entry) []any {
 	return []any{e.Time, string(e.Op), e.Task, e.Key, e.Scope, e.Token, e.Granted, e.Rule, string(e.State), e.LeaseExpires,
-		string(e.Outcome), e.Checkpoint, e.Ref, e.By, e.Reason}
+		string(e.Outcome), e.Checkpoint, e.Ref, e.By, e.Reason, e.Title}
 }
 
-const insertEntry = `insert into journal (` + entryColumns + `) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`
+const insertEntry = `insert into journal (` + entryColumns + `) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`
 
 // Journal calls fn with the entries of key (every key when key is empty)
 // in the order they were written (seq), from one snapshot, as the rows
@@ -269,7 +269,7 @@ func (s *Store) Journal(ctx context.Context, key string, fn func(ledger.Entry) e
 	for rows.Next() {
 		var e ledger.Entry
 		if err := rows.Scan(&e.Seq, &e.Time, &e.Op, &e.Task, &e.Key, &e.Scope, &e.Token, &e.Granted, &e.Rule, &e.State,
-			&e.LeaseExpires, &e.Outcome, &e.Checkpoint, &e.Ref, &e.By, &e.Reason); err != nil {
+			&e.LeaseExpires, &e.Outcome, &e.Checkpoint, &e.Ref, &e.By, &e.Reason, &e.Title); err != nil {
 			return s.fail("journal", err)
 		}
 		e.Time, e.LeaseExpires = e.Time.UTC(), e.LeaseExpires.UTC()
@@ -346,7 +346,7 @@ func (s *Store) prune(ctx context.Context, before time.Time) (int, error) {
 		for trows.Next() {
 			var e ledger.Entry
 			if err := trows.Scan(&e.Seq, &e.Time, &e.Op, &e.Task, &e.Key, &e.Scope, &e.Token, &e.Granted, &e.Rule, &e.State,
-				&e.LeaseExpires, &e.Outcome, &e.Checkpoint, &e.Ref, &e.By, &e.Reason); err != nil {
+				&e.LeaseExpires, &e.Outcome, &e.Checkpoint, &e.Ref, &e.By, &e.Reason, &e.Title); err != nil {
 				trows.Close()
 				return 0, err
 			}

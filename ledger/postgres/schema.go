@@ -26,8 +26,12 @@ var migrations = []string{
 		auth_reason text,
 		auth_at timestamptz,
 		updated timestamptz not null,
+		title text not null default '',
 		primary key (key, scope)
 	);
+	-- A claim's related scopes: the same content digest (the key's last
+	-- 64 characters) and scope name.
+	create index scopes_content on scopes (right(key, 64), scope);
 	create table journal (
 		seq bigserial primary key,
 		time timestamptz not null,
@@ -44,7 +48,8 @@ var migrations = []string{
 		checkpoint text not null,
 		ref text not null,
 		"by" text not null,
-		reason text not null
+		reason text not null,
+		title text not null default ''
 	);
 	create index journal_key_seq on journal (key, seq);`,
 }

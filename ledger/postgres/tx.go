@@ -34,12 +34,16 @@ type tx struct {
 const (
 	// The two-int4 key space of advisory locks; hash collisions only make
 	// two scopes wait for each other.
-	lockScope  = `select pg_advisory_xact_lock(hashtext($1), hashtext($2))`
+	// The lock is on the content and scope, not the key: the claims of
+	// every destination of one file serialize, so a claim's related
+	// scopes (Related) cannot change while it decides.
+	lockScope  = `select pg_advisory_xact_lock(hashtext(right($1, 64)), hashtext($2))`
+	related    = `select key, scope, ` + recordColumns + ` from scopes where right(key, 64) = right($1, 64) and scope = $2 and key <> $1`
 	loadScope  = `select ` + recordColumns + ` from scopes where key = $1 and scope = $2 for update`
 	readClock  = `select clock_timestamp()`
-	insertScop = `insert into scopes (key, scope, ` + recordColumns + `) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+	insertScop = `insert into scopes (key, scope, ` + recordColumns + `) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
 	updateScop = `update scopes set state = $3, token = $4, holder = $5, lease_expires = $6, crossed_token = $7,
-		checkpoint = $8, auth_by = $9, auth_reason = $10, auth_at = $11, updated = $12 where key = $1 and scope = $2`
+		checkpoint = $8, auth_by = $9, auth_reason = $10, auth_at = $11, updated = $12, title = $13 where key = $1 and scope = $2`
 )
 
 func (x *tx) begin() error {
@@ -98,6 +102,29 @@ func (x *tx) Load(key, scope string) (ledger.Record, bool, error) {
 	return x.rec, x.exists, nil
 }
 
+func (x *tx) Related(key, scope string) ([]ledger.Record, error) {
+	if key != x.key || scope != x.scope {
+		return nil, fmt.Errorf("the transaction of %s/%s cannot read the scopes related to %s/%s", x.key, x.scope, key, scope)
+	}
+	if err := x.begin(); err != nil {
+		return nil, err
+	}
+	rows, err := x.conn.Query(x.ctx, related, key, scope)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ledger.Record
+	for rows.Next() {
+		r, err := scanRecord(rows, "", "", true)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
 func (x *tx) Save(r ledger.Record) error {
 	if r.Key != x.key || r.Scope != x.scope {
 		return fmt.Errorf("the transaction of %s/%s cannot save %s/%s", x.key, x.scope, r.Key, r.Scope)
@@ -107,7 +134,7 @@ func (x *tx) Save(r ledger.Record) error {
 	if a := r.Authorization; a != nil {
 		by, reason, at = &a.By, &a.Reason, &a.At
 	}
-	args := []any{r.Key, r.Scope, string(r.State), r.Token, r.Holder, r.LeaseExpires, r.CrossedToken, r.Checkpoint, by, reason, at, r.Updated}
+	args := []any{r.Key, r.Scope, string(r.State), r.Token, r.Holder, r.LeaseExpires, r.CrossedToken, r.Checkpoint, by, reason, at, r.Updated, r.Title}
 	if x.exists {
 		x.updates = append(x.updates, x.writes.Len())
 		x.writes.Queue(updateScop, args...)

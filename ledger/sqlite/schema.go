@@ -43,6 +43,7 @@ CREATE TABLE scopes (
 	auth_reason   TEXT,
 	auth_at       INTEGER,
 	updated       INTEGER NOT NULL,
+	title         TEXT NOT NULL DEFAULT '',
 	-- Prune's bookkeeping, not part of the record: the seq of the
 	-- scope's tombstone (NULL: none, or the record changed since), and
 	-- of its last journal entry.
@@ -53,6 +54,10 @@ CREATE TABLE scopes (
 
 -- Prune's candidates: terminal scopes without their tombstone, and
 -- tombstoned scopes with entries since.
+-- A claim's related scopes: the same content digest (the key's last 64
+-- characters) and scope name.
+CREATE INDEX scopes_content ON scopes (substr(key, -64), scope);
+
 CREATE INDEX scopes_untombed ON scopes (updated) WHERE tombstone IS NULL AND state IN ('sent_verified', 'send_status_unknown');
 CREATE INDEX scopes_after_tombstone ON scopes (updated) WHERE last_seq > tombstone;
 
@@ -72,7 +77,8 @@ CREATE TABLE journal (
 	checkpoint    TEXT NOT NULL,
 	ref           TEXT NOT NULL,
 	auth_by       TEXT NOT NULL,
-	auth_reason   TEXT NOT NULL
+	auth_reason   TEXT NOT NULL,
+	title         TEXT NOT NULL DEFAULT ''
 ) STRICT;
 
 CREATE INDEX journal_scope ON journal (key, scope, seq);

@@ -324,16 +324,33 @@ func (x *sqlTx) Load(key, scope string) (ledger.Record, bool, error) {
 	return loadRecord(x.tx.StmtContext(x.ctx, x.s.stmt.load).QueryRowContext(x.ctx, key, scope))
 }
 
+func (x *sqlTx) Related(key, scope string) ([]ledger.Record, error) {
+	rows, err := x.tx.StmtContext(x.ctx, x.s.stmt.related).QueryContext(x.ctx, key, scope)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ledger.Record
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
 // The store's statements, prepared once (database/sql keeps each
 // prepared on every connection that ran it): preparing the journal's
 // INSERT compiles its trigger too.
-type statements struct{ load, save, insert *sql.Stmt }
+type statements struct{ load, save, insert, related *sql.Stmt }
 
 func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
 	for _, p := range []struct {
 		s **sql.Stmt
 		q string
-	}{{&st.load, loadScope}, {&st.save, saveScope}, {&st.insert, insertEntry}} {
+	}{{&st.load, loadScope}, {&st.save, saveScope}, {&st.insert, insertEntry}, {&st.related, relatedScopes}} {
 		var err error
 		if *p.s, err = db.PrepareContext(ctx, p.q); err != nil {
 			st.close()
@@ -344,23 +361,27 @@ func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
 }
 
 func (st *statements) close() {
-	for _, s := range []*sql.Stmt{st.load, st.save, st.insert} {
+	for _, s := range []*sql.Stmt{st.load, st.save, st.insert, st.related} {
 		if s != nil {
 			s.Close()
 		}
 	}
 }
 
-const recordColumns = `key, scope, state, token, holder, lease_expires, crossed_token, checkpoint, auth_by, auth_reason, auth_at, updated`
+const recordColumns = `key, scope, state, token, holder, lease_expires, crossed_token, checkpoint, auth_by, auth_reason, auth_at, updated, title`
 
 const loadScope = `SELECT ` + recordColumns + ` FROM scopes WHERE key = ? AND scope = ?`
 
+// relatedScopes are the other keys' records of the same content and scope
+// (the index scopes_content).
+const relatedScopes = `SELECT ` + recordColumns + ` FROM scopes WHERE substr(key, -64) = substr(?1, -64) AND scope = ?2 AND key <> ?1`
+
 // saveScope writes a record; a record that changes loses its tombstone
 // (see Prune).
-const saveScope = `INSERT INTO scopes (` + recordColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+const saveScope = `INSERT INTO scopes (` + recordColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (key, scope) DO UPDATE SET state = excluded.state, token = excluded.token, holder = excluded.holder,
 		lease_expires = excluded.lease_expires, crossed_token = excluded.crossed_token, checkpoint = excluded.checkpoint,
-		auth_by = excluded.auth_by, auth_reason = excluded.auth_reason, auth_at = excluded.auth_at, updated = excluded.updated,
+		auth_by = excluded.auth_by, auth_reason = excluded.auth_reason, auth_at = excluded.auth_at, updated = excluded.updated, title = excluded.title,
 		tombstone = NULL`
 
 func loadRecord(row *sql.Row) (ledger.Record, bool, error) {
@@ -382,7 +403,7 @@ func scanRecord(row interface{ Scan(...any) error }) (ledger.Record, error) {
 		authBy, authReason sql.NullString
 		updated            int64
 	)
-	if err := row.Scan(&r.Key, &r.Scope, &state, &r.Token, &r.Holder, &lease, &r.CrossedToken, &r.Checkpoint, &authBy, &authReason, &authAt, &updated); err != nil {
+	if err := row.Scan(&r.Key, &r.Scope, &state, &r.Token, &r.Holder, &lease, &r.CrossedToken, &r.Checkpoint, &authBy, &authReason, &authAt, &updated, &r.Title); err != nil {
 		return r, err
 	}
 	r.State = ledger.State(state)
@@ -404,7 +425,7 @@ func (x *sqlTx) Save(r ledger.Record) error {
 	}
 	_, err := x.tx.StmtContext(x.ctx, x.s.stmt.save).ExecContext(x.ctx,
 		r.Key, r.Scope, string(r.State), r.Token, r.Holder, micros(r.LeaseExpires), r.CrossedToken, r.Checkpoint,
-		authBy, authReason, authAt, r.Updated.UnixMicro())
+		authBy, authReason, authAt, r.Updated.UnixMicro(), r.Title)
 	return err
 }
 
@@ -413,13 +434,13 @@ func (x *sqlTx) Append(e ledger.Entry) error {
 	return err
 }
 
-const entryColumns = `time, op, task, key, scope, token, granted, rule, state, lease_expires, outcome, checkpoint, ref, auth_by, auth_reason`
+const entryColumns = `time, op, task, key, scope, token, granted, rule, state, lease_expires, outcome, checkpoint, ref, auth_by, auth_reason, title`
 
-const insertEntry = `INSERT INTO journal (` + entryColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+const insertEntry = `INSERT INTO journal (` + entryColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 func entryArgs(e ledger.Entry) []any {
 	return []any{e.Time.UnixMicro(), string(e.Op), e.Task, e.Key, e.Scope, e.Token, e.Granted, e.Rule, string(e.State),
-		micros(e.LeaseExpires), string(e.Outcome), e.Checkpoint, e.Ref, e.By, e.Reason}
+		micros(e.LeaseExpires), string(e.Outcome), e.Checkpoint, e.Ref, e.By, e.Reason, e.Title}
 }
 
 func scanEntry(row interface{ Scan(...any) error }) (ledger.Entry, error) {
@@ -430,7 +451,7 @@ func scanEntry(row interface{ Scan(...any) error }) (ledger.Entry, error) {
 		op, state, outcome string
 	)
 	err := row.Scan(&e.Seq, &t, &op, &e.Task, &e.Key, &e.Scope, &e.Token, &e.Granted, &e.Rule, &state,
-		&lease, &outcome, &e.Checkpoint, &e.Ref, &e.By, &e.Reason)
+		&lease, &outcome, &e.Checkpoint, &e.Ref, &e.By, &e.Reason, &e.Title)
 	e.Time = fromMicros(sql.NullInt64{Int64: t, Valid: true})
 	e.Op, e.State, e.Outcome, e.LeaseExpires = ledger.Op(op), ledger.State(state), ledger.Outcome(outcome), fromMicros(lease)
 	return e, err
