@@ -88,6 +88,8 @@ type Record struct {
 	// State is the stored state; Effective gives it as of a time.
 	State State `json:"state"`
 	// Token is the last token granted for this scope (0: never claimed).
+	// Tokens are the ledger's: each grant takes one greater than every
+	// token granted before in any scope.
 	Token int64 `json:"token"`
 	// Holder is the task that holds, or last held, Token.
 	Holder       string    `json:"holder"`
@@ -174,8 +176,9 @@ type Result struct {
 	Granted       bool     `json:"granted"`
 	ProviderToken string   `json:"provider_token"`
 	Reasons       []Reason `json:"reasons"`
-	// changed tells the transaction to save the record.
-	changed bool
+	// changed tells the transaction to save the record; newToken, to
+	// give it the ledger's next token first.
+	changed, newToken bool
 }
 
 // ClaimRequest asks for a scope's lease.

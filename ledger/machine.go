@@ -78,7 +78,6 @@ func ApplyClaim(rec Record, exists bool, related []Record, req ClaimRequest, now
 	// Free, or a claim whose lease expired before any crossing: the next
 	// token, so the previous holder is fenced off.
 	rec.State = Claimed
-	rec.Token++
 	rec.Holder = req.Task
 	if req.Title != "" {
 		rec.Title = req.Title
@@ -87,7 +86,12 @@ func ApplyClaim(rec Record, exists bool, related []Record, req ClaimRequest, now
 	rec.CrossedToken = 0
 	rec.Checkpoint = ""
 	rec.Updated = now
-	return grant(rec, true)
+	// The next token is the ledger's, not the scope's (the transaction
+	// gives it, DoClaim): greater than every token granted before, in any
+	// scope, so a token meant for one scope never fits another's claim.
+	r := grant(rec, true)
+	r.newToken = true
+	return r
 }
 
 // ApplyCross moves a live claim under its current token to crossing.

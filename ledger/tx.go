@@ -64,6 +64,9 @@ type Tx interface {
 	// until it commits (SQLite: the one writer; PostgreSQL: the lock is
 	// taken on the content and scope, not the key).
 	Related(key, scope string) ([]Record, error)
+	// NextToken takes the ledger's next fencing token: greater than every
+	// token it gave before (gaps allowed).
+	NextToken() (int64, error)
 	Save(rec Record) error
 	Append(e Entry) error
 }
@@ -124,6 +127,18 @@ func run(tx Tx, key, scope string, apply func(Record, bool, time.Time) Result, e
 	res.ProviderToken = ProviderToken(key, scope)
 	if res.Reasons == nil {
 		res.Reasons = []Reason{}
+	}
+	if res.newToken {
+		n, err := tx.NextToken()
+		if err != nil {
+			return Result{}, err
+		}
+		if n <= rec.Token {
+			// Fencing needs tokens that only grow: never write one that
+			// does not.
+			return Result{}, fmt.Errorf("the ledger's token counter (%d) is behind scope %s's token %d", n, scope, rec.Token)
+		}
+		res.Token = n
 	}
 	if res.changed {
 		if err := tx.Save(res.Record); err != nil {

@@ -19,6 +19,8 @@ type Memory struct {
 	journal []ledger.Entry
 	// seq is the last sequence number given: it only grows, Prune or not.
 	seq int64
+	// tokens is the last fencing token given, in any scope.
+	tokens int64
 }
 
 // NewMemory opens an empty in-memory ledger.
@@ -42,6 +44,8 @@ func (x memTx) Related(key, scope string) ([]ledger.Record, error) {
 	}
 	return out, nil
 }
+
+func (x memTx) NextToken() (int64, error) { x.m.tokens++; return x.m.tokens, nil }
 
 func (x memTx) Save(r ledger.Record) error { x.m.records[[2]string{r.Key, r.Scope}] = r; return nil }
 func (x memTx) Append(e ledger.Entry) error {

@@ -14,6 +14,10 @@ import (
 // written out plainly. It answers granted or not and the refusal's rule.
 type Model struct {
 	scopes map[[2]string]*modelScope
+	// tokens is the last token granted: "an integer that grows with every
+	// grant for that scope", taken here from one counter for the whole
+	// ledger, so no token of one scope is another's.
+	tokens int64
 }
 
 type modelScope struct {
@@ -83,7 +87,8 @@ func (m *Model) Claim(task, key, scope string, lease time.Duration, now time.Tim
 			return s.answer(true, "")
 		}
 	}
-	s.token++
+	m.tokens++
+	s.token = m.tokens
 	s.state, s.holder, s.expires, s.crossedBy = ledger.Claimed, task, now.Add(lease), 0
 	return s.answer(true, "")
 }
@@ -171,3 +176,14 @@ func (m *Model) Authorize(key, auth, by, reason string) Answer {
 	m.scopes[k] = s
 	return s.answer(true, "")
 }
+
+// Token is the scope's current token (0: never claimed).
+func (m *Model) Token(key, scope string) int64 {
+	if s, ok := m.scopes[[2]string{key, scope}]; ok {
+		return s.token
+	}
+	return 0
+}
+
+// LastToken is the last token the ledger granted.
+func (m *Model) LastToken() int64 { return m.tokens }

@@ -196,7 +196,10 @@ func Run(t *testing.T, open Opener) {
 		f.cross(k, "re1", 1)
 		f.settle(k, "re1", 1, ledger.Confirmed)
 		want(t, "once", f.claim("B", k, "re1", time.Minute), false, ledger.KeyConsumed, ledger.SentVerified, 1)
-		want(t, "original untouched", f.claim("B", k, o, time.Minute), true, "", ledger.Claimed, 1)
+		want(t, "original untouched", f.claim("B", k, o, time.Minute), true, "", ledger.Claimed, 2) // the ledger's next token
+		// A token of one scope never fits another's claim: a worker of
+		// scope re1 (token 1) that forgets its scope is fenced off.
+		want(t, "re1's token on original", f.cross(k, o, 1), false, ledger.Fenced, ledger.Claimed, 2)
 	})
 	t.Run("Journal", func(t *testing.T) {
 		f := newFixture(t, open)
@@ -323,9 +326,10 @@ func Run(t *testing.T, open Opener) {
 			if g := granted.Load(); g != 1 {
 				t.Fatalf("round %d: %d grants, want 1", round, g)
 			}
+			// Tokens are the ledger's: each round's grant takes the next.
 			r := winner.Load().(ledger.Result)
-			if r.Token != int64(1+round%2) {
-				t.Fatalf("round %d: granted token %d", round, r.Token)
+			if r.Token != int64(1+round) {
+				t.Fatalf("round %d: granted token %d, want %d", round, r.Token, 1+round)
 			}
 			if round%2 == 0 {
 				want(t, "release", f.settle(key, o, r.Token, ledger.NotCrossed), true, "", ledger.Free, r.Token)
@@ -360,12 +364,12 @@ func Run(t *testing.T, open Opener) {
 		want(t, "A claims upper", claimT("A", upper, "General"), true, "", ledger.Claimed, 1)
 		want(t, "B claims lower", claimT("B", lower, ""), false, ledger.ClaimedByOther, ledger.Free, 0)
 		want(t, "B claims the title", claimT("B", titled, ""), false, ledger.ClaimedByOther, ledger.Free, 0)
-		want(t, "B claims another channel", claimT("B", other, ""), true, "", ledger.Claimed, 1)
-		want(t, "A may hold both", claimT("A", lower, ""), true, "", ledger.Claimed, 1)
-		want(t, "A releases lower", f.settle(lower, o, 1, ledger.NotCrossed), true, "", ledger.Free, 1)
+		want(t, "B claims another channel", claimT("B", other, ""), true, "", ledger.Claimed, 2)
+		want(t, "A may hold both", claimT("A", lower, ""), true, "", ledger.Claimed, 3)
+		want(t, "A releases lower", f.settle(lower, o, 3, ledger.NotCrossed), true, "", ledger.Free, 3)
 		f.cross(upper, o, 1)
 		f.settle(upper, o, 1, ledger.Confirmed)
-		want(t, "C claims lower", claimT("C", lower, ""), false, ledger.KeyConsumed, ledger.Free, 1)
+		want(t, "C claims lower", claimT("C", lower, ""), false, ledger.KeyConsumed, ledger.Free, 3)
 		want(t, "C claims the title", claimT("C", titled, ""), false, ledger.KeyConsumed, ledger.Free, 0)
 		// Under an authorization, another scope name: not related.
 		req, _ := ledger.NormalizeAuthorize(ledger.AuthorizeRequest{Key: lower, Authorization: "re1", By: "pat", Reason: "once more"})
@@ -376,17 +380,17 @@ func Run(t *testing.T, open Opener) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want(t, "C claims lower under re1", r, true, "", ledger.Claimed, 1)
+		want(t, "C claims lower under re1", r, true, "", ledger.Claimed, 4)
 		// A title-only scope consumed refuses a provider/id claim that
 		// names that title, not one that names none.
 		sha2 := fmt.Sprintf("%064x", 78)
 		t2, _ := effect.NewKey(effect.Destination{Title: "Reports"}, sha2)
 		p2, _ := effect.NewKey(effect.Destination{Provider: "slack", ID: "C5"}, sha2)
-		want(t, "D claims the title", claimT("D", t2.String(), ""), true, "", ledger.Claimed, 1)
-		f.cross(t2.String(), o, 1)
-		f.settle(t2.String(), o, 1, ledger.Unknown)
+		want(t, "D claims the title", claimT("D", t2.String(), ""), true, "", ledger.Claimed, 5)
+		f.cross(t2.String(), o, 5)
+		f.settle(t2.String(), o, 5, ledger.Unknown)
 		want(t, "E names the title", claimT("E", p2.String(), "reports"), false, ledger.KeyConsumed, ledger.Free, 0)
-		want(t, "E names none", claimT("E", p2.String(), ""), true, "", ledger.Claimed, 1)
+		want(t, "E names none", claimT("E", p2.String(), ""), true, "", ledger.Claimed, 6)
 	})
 	t.Run("AgreesWithTheModel", func(t *testing.T) { Differential(t, open) })
 }
@@ -411,7 +415,13 @@ func Differential(t *testing.T, open Opener) {
 			now := base.Add(time.Duration(c.skew.Load()))
 			key := rapid.SampledFrom(keys).Draw(rt, "key")
 			scope := rapid.SampledFrom(scopes).Draw(rt, "scope")
-			token := int64(rapid.IntRange(1, 4).Draw(rt, "token"))
+			// The scope's current token, a stale one, or any the ledger
+			// gave (another scope's).
+			token := rapid.SampledFrom([]int64{m.Token(key, scope), m.Token(key, scope) - 1,
+				int64(rapid.IntRange(1, int(m.LastToken())+1).Draw(rt, "any"))}).Draw(rt, "token")
+			if token < 1 {
+				token = 1
+			}
 			var got ledger.Result
 			var exp Answer
 			var err error

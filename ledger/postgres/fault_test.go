@@ -216,7 +216,7 @@ func TestServerStoppedMidRun(t *testing.T) {
 		answered, failedDown, whole)
 
 	r, err := s.Claim(ctx, ledger.ClaimRequest{Task: "after", Key: ledgertest.Key(999999), Lease: time.Minute})
-	if err != nil || !r.Granted || r.Token != 1 {
+	if err != nil || !r.Granted || r.Token < 1 {
 		t.Fatalf("a claim after the restart: %+v %v", r, err)
 	}
 }

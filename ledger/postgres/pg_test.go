@@ -99,7 +99,7 @@ func opener() func(t *testing.T, cfg ledger.Config) ledger.Store {
 		if ok {
 			// DELETE, not TRUNCATE: 1 ms, not 7, on tables this small.
 			n := nu[0]
-			if _, err := admin(t).Exec(context.Background(), "begin; delete from "+n+".scopes; delete from "+n+".journal; alter sequence "+n+".journal_seq_seq restart; commit"); err != nil {
+			if _, err := admin(t).Exec(context.Background(), "begin; delete from "+n+".scopes; delete from "+n+".journal; alter sequence "+n+".journal_seq_seq restart; alter sequence "+n+".tokens restart; commit"); err != nil {
 				t.Fatal(err)
 			}
 		} else {

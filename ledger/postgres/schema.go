@@ -51,7 +51,9 @@ var migrations = []string{
 		reason text not null,
 		title text not null default ''
 	);
-	create index journal_key_seq on journal (key, seq);`,
+	create index journal_key_seq on journal (key, seq);
+	-- Fencing tokens are the ledger's: one sequence for every scope.
+	create sequence tokens;`,
 }
 
 // SchemaVersion is the schema version this package writes and reads.

@@ -102,6 +102,17 @@ func (x *tx) Load(key, scope string) (ledger.Record, bool, error) {
 	return x.rec, x.exists, nil
 }
 
+// NextToken takes the ledger's next token from its sequence (a token a
+// rolled-back claim took is a gap, never reused).
+func (x *tx) NextToken() (int64, error) {
+	if err := x.begin(); err != nil {
+		return 0, err
+	}
+	var n int64
+	err := x.conn.QueryRow(x.ctx, `select nextval('tokens')`).Scan(&n)
+	return n, err
+}
+
 func (x *tx) Related(key, scope string) ([]ledger.Record, error) {
 	if key != x.key || scope != x.scope {
 		return nil, fmt.Errorf("the transaction of %s/%s cannot read the scopes related to %s/%s", x.key, x.scope, key, scope)

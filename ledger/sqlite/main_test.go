@@ -245,9 +245,10 @@ func fixtureLedger(t testing.TB, path string, cfg ledger.Config) *sqlite.Store {
 			return s.Authorize(ctx, ledger.AuthorizeRequest{Key: key, Authorization: "a1", By: "pat", Reason: "lost"})
 		},
 		func() (ledger.Result, error) { return s.Claim(ctx, claimReq(t, "c", done, time.Hour)) },
-		func() (ledger.Result, error) { return s.Cross(ctx, ledger.CrossRequest{Key: done, Token: 1}) },
+		// Tokens are the ledger's: c's is the second granted.
+		func() (ledger.Result, error) { return s.Cross(ctx, ledger.CrossRequest{Key: done, Token: 2}) },
 		func() (ledger.Result, error) {
-			return s.Settle(ctx, ledger.SettleRequest{Key: done, Token: 1, Outcome: ledger.Confirmed})
+			return s.Settle(ctx, ledger.SettleRequest{Key: done, Token: 2, Outcome: ledger.Confirmed})
 		},
 	}
 	for i, f := range steps {

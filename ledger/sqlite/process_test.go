@@ -75,9 +75,10 @@ func TestProcessesClaimOneAtATime(t *testing.T) {
 		for i := range ps {
 			f := strings.Fields(read(i))
 			switch {
-			case len(f) == 3 && f[0] == "granted" && f[1] == "1":
+			// Tokens are the ledger's: each round's grant is the round's.
+			case len(f) == 3 && f[0] == "granted" && f[1] == strconv.Itoa(round+1):
 				granted++
-			case len(f) == 5 && f[0] == "refused" && (f[1] == ledger.ClaimedByOther || f[1] == ledger.KeyConsumed) && f[3] == "1":
+			case len(f) == 5 && f[0] == "refused" && (f[1] == ledger.ClaimedByOther || f[1] == ledger.KeyConsumed) && f[3] == strconv.Itoa(round+1):
 			default:
 				t.Fatalf("round %d, process %d: %s", round, i, strings.Join(f, " "))
 			}
@@ -114,7 +115,7 @@ func TestProcessesClaimOneAtATime(t *testing.T) {
 			return nil
 		})
 		rec, ok, gerr := s.Get(context.Background(), key, ledger.OriginalScope)
-		if err != nil || gerr != nil || claims != procs || grants != 1 || !ok || rec.State != ledger.SentVerified || rec.Token != 1 {
+		if err != nil || gerr != nil || claims != procs || grants != 1 || !ok || rec.State != ledger.SentVerified || rec.Token != int64(round+1) {
 			t.Errorf("round %d: journal has %d claims, %d granted (%v); record %+v %v %v", round, claims, grants, err, rec, ok, gerr)
 		}
 	}

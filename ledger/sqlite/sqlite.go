@@ -324,6 +324,15 @@ func (x *sqlTx) Load(key, scope string) (ledger.Record, bool, error) {
 	return loadRecord(x.tx.StmtContext(x.ctx, x.s.stmt.load).QueryRowContext(x.ctx, key, scope))
 }
 
+// NextToken counts in meta (the one writer holds the file meanwhile).
+func (x *sqlTx) NextToken() (int64, error) {
+	var n int64
+	err := x.tx.QueryRowContext(x.ctx, `INSERT INTO meta (name, value) VALUES ('last_token', '1')
+		ON CONFLICT (name) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)
+		RETURNING CAST(value AS INTEGER)`).Scan(&n)
+	return n, err
+}
+
 func (x *sqlTx) Related(key, scope string) ([]ledger.Record, error) {
 	rows, err := x.tx.StmtContext(x.ctx, x.s.stmt.related).QueryContext(x.ctx, key, scope)
 	if err != nil {
