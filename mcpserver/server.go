@@ -20,7 +20,6 @@ package mcpserver
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -146,7 +145,7 @@ func (s *Server) ledger(ctx context.Context) (ledger.Store, error) {
 	}
 	st, err := ledger.Open(ctx, s.cfg.Ledger, s.cfg.LedgerConfig)
 	if err != nil {
-		return nil, fmt.Errorf("ledger: %w", err)
+		return nil, err
 	}
 	s.store = st
 	return st, nil

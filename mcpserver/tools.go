@@ -329,6 +329,12 @@ func answerResult(a ops.Answer, failed bool) (*mcp.CallToolResult, *ops.Answer, 
 	return &mcp.CallToolResult{IsError: failed}, out, nil
 }
 
+// openFailed says that the ledger could not be opened: the operation was
+// not made.
+func openFailed(op string, err error) string {
+	return fmt.Sprintf("the ledger could not be opened, so no %s was made: %v", op, err)
+}
+
 func scopeOf(authorization string) string {
 	if authorization == "" {
 		return ledger.OriginalScope
@@ -371,7 +377,7 @@ func (s *Server) claim(ctx context.Context, _ *mcp.CallToolRequest, in ClaimInpu
 	}
 	st, err := s.ledger(ctx)
 	if err != nil {
-		return refuse(key, ops.LedgerError, ops.FailureMessage(s.cfg.Ledger, "open", err))
+		return refuse(key, ops.LedgerError, openFailed(op, err))
 	}
 	a, err := ops.Claim(ctx, st, s.gate, req, paths)
 	var gf *ops.GateFailed
@@ -417,7 +423,7 @@ func (s *Server) operate(ctx context.Context, op, key, scope string, invalid err
 	}
 	st, err := s.ledger(ctx)
 	if err != nil {
-		return refuse(s.cfg.Ledger, ops.LedgerError, ops.FailureMessage(s.cfg.Ledger, "open", err))
+		return refuse(s.cfg.Ledger, ops.LedgerError, openFailed(op, err))
 	}
 	r, err := do(st)
 	if err != nil {
