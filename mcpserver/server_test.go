@@ -521,3 +521,20 @@ func TestBadPolicy(t *testing.T) {
 		t.Fatal("a missing policy must fail New")
 	}
 }
+
+// A hostile task id is echoed as an excerpt, as the JSON report does.
+func TestLongStringsAreCut(t *testing.T) {
+	w := newWorld(t)
+	cs := connect(t, mcpserver.Config{Histories: []string{w.history}})
+	long := strings.Repeat("x", 100_000)
+	r := call(t, cs, "check", map[string]any{"task": long, "checkpoint": "send", "destination": "slack/C024BE91L", "file": w.content})
+	if r.str("decision") != "stop" || len(r.str("task")) > 2*1024 || !strings.Contains(r.str("task"), "bytes, sha256:") {
+		t.Fatalf("task of %d bytes echoed as %d", len(long), len(r.str("task")))
+	}
+	db := filepath.Join(t.TempDir(), "ledger.db")
+	cs = connect(t, mcpserver.Config{Ledger: db})
+	r = call(t, cs, "claim", map[string]any{"task": long, "key": "v1|dest=slack/C0OTHER99|sha256=" + w.sha})
+	if len(r.raw) > 8*1024 {
+		t.Fatalf("claim answer of %d bytes", len(r.raw))
+	}
+}
