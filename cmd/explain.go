@@ -1,15 +1,12 @@
 package cmd
 
 import (
-	"sort"
-	"strings"
+	"context"
 
 	"github.com/spf13/cobra"
 
-	"github.com/effectlint/effectlint/analyzer"
 	"github.com/effectlint/effectlint/effect"
 	"github.com/effectlint/effectlint/gate"
-	"github.com/effectlint/effectlint/report"
 )
 
 // explain says why a key scope has its state, or why the gate decided as it
@@ -54,72 +51,20 @@ printed (whatever it says), 2 on any error.`,
 					return fail(ExitError, "--key: %v", err)
 				}
 			}
+			spec, err := f.spec()
+			if err != nil {
+				return err
+			}
 			defer c.done()
 			g, err := newGate(env, &c, &p, gate.WithPoliciesOfEitherKind())
 			if err != nil {
 				return err
 			}
-			facts, err := g.Facts(args)
+			x, err := g.Explain(context.Background(), gate.ExplainRequest{Key: key, Scope: scope, Task: task, Checkpoint: checkpoint, Intent: spec, Paths: args})
 			if err != nil {
 				return gateFailed(err)
 			}
-			eng, err := g.Engine()
-			if err != nil {
-				return gateFailed(err)
-			}
-			ctx, cancel := p.context()
-			defer cancel()
-			if task != "" {
-				spec, err := f.spec()
-				if err != nil {
-					return err
-				}
-				facts.Query = facts.Ask(task, checkpoint, spec)
-				x, err := eng.ExplainGate(ctx, facts)
-				if err != nil {
-					return p.evalFailed(err)
-				}
-				if err := report.ExplainGate(env.Stdout, facts, x); err != nil {
-					return fail(ExitError, "writing the explanation: %v", err)
-				}
-				return nil
-			}
-			var scopes []*analyzer.Scope
-			var known []string
-			for _, sc := range facts.Scopes {
-				if sc.Key == key && (scope == "" || sc.Scope == scope) {
-					scopes = append(scopes, sc)
-				}
-				if sc.Key == key {
-					known = append(known, sc.Scope)
-				}
-			}
-			if len(scopes) == 0 {
-				if len(known) > 0 {
-					return fail(ExitError, "key %s has no scope %q in the inputs (scopes: %s)", key, scope, strings.Join(known, ", "))
-				}
-				return fail(ExitError, "no key scope of %s in the inputs (%d key scope(s) there; `effectlint analyze` lists them)", key, len(facts.Scopes))
-			}
-			a, err := eng.Analyze(ctx, facts)
-			if err != nil {
-				return p.evalFailed(err)
-			}
-			var out []report.ScopeExplanation
-			for _, sc := range scopes {
-				st, err := eng.ExplainState(ctx, facts, sc.ID)
-				if err != nil {
-					return p.evalFailed(err)
-				}
-				x := report.ScopeExplanation{Scope: sc, State: st}
-				for _, fd := range a.Findings {
-					if fd.Key != nil && *fd.Key == sc.Key && fd.Scope != nil && *fd.Scope == sc.Scope {
-						x.Findings = append(x.Findings, fd)
-					}
-				}
-				out = append(out, x)
-			}
-			sort.SliceStable(out, func(i, j int) bool { return out[i].Scope.Scope < out[j].Scope.Scope })
-			if err := report.ExplainKey(env.Stdout, facts, out, eng.Rules()); err != nil {
+			if err := x.WriteText(env.Stdout); err != nil {
 				return fail(ExitError, "writing the explanation: %v", err)
 			}
 			return nil

@@ -4,7 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/effectlint/effectlint/analyzer"
-	"github.com/effectlint/effectlint/effect"
+	"github.com/effectlint/effectlint/internal/ops"
 )
 
 // intentFlags name an intent on the command line (check, key).
@@ -22,18 +22,19 @@ func (f *intentFlags) register(cmd *cobra.Command, withKey bool) {
 	cmd.Flags().StringVar(&f.sha256, "sha256", "", "content SHA-256 (64 hex digits)")
 }
 
+// intent is the intent the flags name.
+func (f *intentFlags) intent() ops.Intent {
+	return ops.Intent{Key: f.key, Destination: f.destination, Title: f.title, File: f.file, SHA256: f.sha256, Authorization: f.authorization}
+}
+
+// spec reads the flags for the gate: --title with --destination names the
+// channel's title too (the key stays provider/id), so the gate also weighs
+// crossings known by that title alone; --title alone is a weak
+// destination.
 func (f *intentFlags) spec() (analyzer.IntentSpec, error) {
-	s := analyzer.IntentSpec{Key: f.key, File: f.file, SHA256: f.sha256, Authorization: f.authorization}
-	if f.destination != "" {
-		d, err := effect.ParseDestination(f.destination)
-		if err != nil {
-			return s, fail(ExitError, "%v", err)
-		}
-		s.Destination = d
+	s, err := f.intent().Spec()
+	if err != nil {
+		return s, fail(ExitError, "%v", err)
 	}
-	// --title with --destination names the channel's title too (the key
-	// stays provider/id): the gate then also weighs crossings known by
-	// that title alone. --title alone is a weak destination.
-	s.Destination.Title = f.title
 	return s, nil
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/effectlint/effectlint/analyzer"
 	"github.com/effectlint/effectlint/gate"
+	"github.com/effectlint/effectlint/internal/ops"
 	"github.com/effectlint/effectlint/ledger"
 	// The stores register themselves with ledger.Open.
 	_ "github.com/effectlint/effectlint/ledger/postgres"
@@ -60,58 +60,11 @@ func (l *ledgerFlags) open(ctx context.Context) (ledger.Store, error) {
 
 // storeFailed is the exit-2 error of an operation whose effect is unknown.
 func storeFailed(s ledger.Store, op string, err error) error {
-	if errors.Is(err, ledger.ErrInvalid) {
-		return fail(ExitError, "%s: %v", op, err)
-	}
-	return fail(ExitError, "%s on ledger %s: %v (the operation's effect is unknown: treat it as refused)", op, ledger.Redact(s.Where()), err)
-}
-
-// answer is an operation's answer as the commands print it (SPEC §9).
-type answer struct {
-	Operation     string            `json:"operation"`
-	Granted       bool              `json:"granted"`
-	Key           string            `json:"key"`
-	Scope         string            `json:"scope"`
-	State         string            `json:"state"`
-	Token         int64             `json:"token"`
-	Holder        *string           `json:"holder"`
-	LeaseExpires  *string           `json:"lease_expires"`
-	ProviderToken string            `json:"provider_token"`
-	Reasons       []answerReason    `json:"reasons"`
-	Ledger        string            `json:"ledger"`
-	Gate          *gateAnswerDetail `json:"gate,omitempty"`
-}
-
-type answerReason struct {
-	Rule     string             `json:"rule"`
-	Message  string             `json:"message"`
-	Evidence []analyzer.Pointer `json:"evidence"`
-}
-
-// gateAnswerDetail is the gate's decision when a claim asked it first.
-type gateAnswerDetail struct {
-	Decision string  `json:"decision"`
-	State    *string `json:"state"`
-}
-
-func answerOf(op string, s ledger.Store, r ledger.Result) answer {
-	a := answer{Operation: op, Granted: r.Granted, Key: r.Key, Scope: r.Scope, State: string(r.State), Token: r.Token,
-		ProviderToken: r.ProviderToken, Reasons: []answerReason{}, Ledger: ledger.Redact(s.Where())}
-	if r.Holder != "" {
-		a.Holder = &r.Holder
-	}
-	if !r.LeaseExpires.IsZero() {
-		t := r.LeaseExpires.UTC().Format(time.RFC3339Nano)
-		a.LeaseExpires = &t
-	}
-	for _, x := range r.Reasons {
-		a.Reasons = append(a.Reasons, answerReason{Rule: x.Rule, Message: x.Message, Evidence: []analyzer.Pointer{}})
-	}
-	return a
+	return fail(ExitError, "%s", ops.FailureMessage(s.Where(), op, err))
 }
 
 // print writes the answer and gives the exit: 0 granted, 1 refused.
-func (l *ledgerFlags) print(w io.Writer, a answer) error {
+func (l *ledgerFlags) print(w io.Writer, a ops.Answer) error {
 	if l.format == "json" {
 		b, err := json.MarshalIndent(a, "", "  ")
 		if err != nil {
@@ -147,34 +100,14 @@ func (l *ledgerFlags) print(w io.Writer, a answer) error {
 
 // keyOf is the key the flags name: --key, or an intent's flags.
 func keyOf(f *intentFlags) (string, error) {
-	k, _, err := intentOf(f)
-	return k, err
-}
-
-// intentOf is the key the flags name and the intent as the gate reads it:
-// with --destination and --title, the title too, which the key does not
-// carry but which may name the same destination (SPEC §2).
-func intentOf(f *intentFlags) (string, analyzer.IntentSpec, error) {
-	s, err := f.spec()
+	k, err := f.intent().ComputeKey()
+	if errors.Is(err, ops.ErrNoIntent) {
+		return "", fail(ExitError, "name the key: --key K, or --destination PROVIDER/ID|--title TITLE with --file F|--sha256 H")
+	}
 	if err != nil {
-		return "", s, err
+		return "", fail(ExitError, "%v", err)
 	}
-	if s.Empty() {
-		return "", s, fail(ExitError, "name the key: --key K, or --destination PROVIDER/ID|--title TITLE with --file F|--sha256 H")
-	}
-	k, err := s.Compute()
-	if err != nil {
-		return "", s, fail(ExitError, "%v", err)
-	}
-	return k.String(), s, nil
-}
-
-// titleOf is the title an intent gives besides its key.
-func titleOf(s analyzer.IntentSpec) string {
-	if s.Key != "" || s.Destination.Provider == "" {
-		return ""
-	}
-	return s.Destination.Title
+	return k, nil
 }
 
 func newClaim(env Env) *cobra.Command {
@@ -201,7 +134,7 @@ Exit 0 granted, 1 refused, 2 any error: treat every non-zero exit as stop.`,
 			if c.asOf != "" {
 				return fail(ExitError, "--as-of replays the past; a claim decides now over everything there is")
 			}
-			key, spec, err := intentOf(&f)
+			key, err := keyOf(&f)
 			if err != nil {
 				return err
 			}
@@ -215,41 +148,25 @@ Exit 0 granted, 1 refused, 2 any error: treat every non-zero exit as stop.`,
 			if scope == "" {
 				scope = ledger.OriginalScope
 			}
-			req, err := ledger.NormalizeClaim(ledger.ClaimRequest{Task: task, Key: key, Scope: scope, Title: titleOf(spec), Lease: lease, Ref: ref})
+			req, err := ledger.NormalizeClaim(ledger.ClaimRequest{Task: task, Key: key, Scope: scope, Title: f.intent().TitleBesidesKey(), Lease: lease, Ref: ref})
 			if err != nil {
 				return fail(ExitError, "claim: %v", err)
 			}
+			var g *gate.Gate
 			if len(args) > 0 {
-				g, err := newGate(env, &c, &p, gate.WithLedger(s))
-				if err != nil {
+				if g, err = newGate(env, &c, &p, gate.WithLedger(s)); err != nil {
 					return err
 				}
-				d := g.Check(ctx, gate.Request{Task: task, Checkpoint: gate.Picker, Intent: spec, Paths: args})
-				if d.Err != nil {
-					return gateFailed(d.Err)
-				}
-				if d.Decision != "allow" {
-					rec, _, err := s.Get(ctx, key, scope)
-					if err != nil {
-						return storeFailed(s, "claim", err)
-					}
-					a := answerOf("claim", s, ledger.Result{Record: rec, ProviderToken: ledger.ProviderToken(key, scope)})
-					a.Key, a.Scope = key, scope
-					if a.State == "" {
-						a.State = string(ledger.Free)
-					}
-					a.Gate = &gateAnswerDetail{Decision: d.Decision, State: d.State}
-					for _, r := range d.Reasons {
-						a.Reasons = append(a.Reasons, answerReason(r))
-					}
-					return l.print(env.Stdout, a)
-				}
 			}
-			r, err := s.Claim(ctx, req)
+			a, err := ops.Claim(ctx, s, g, req, f.intent(), args)
+			var gf *ops.GateFailed
+			if errors.As(err, &gf) {
+				return gateFailed(gf.Decision.Err)
+			}
 			if err != nil {
 				return storeFailed(s, "claim", err)
 			}
-			return l.print(env.Stdout, answerOf("claim", s, r))
+			return l.print(env.Stdout, a)
 		},
 	}
 	l.register(cmd)
@@ -318,7 +235,7 @@ expired lease refuses (EXPIRED). Do not act unless it exits 0.`,
 			if err != nil {
 				return storeFailed(s, "cross", err)
 			}
-			return l.print(env.Stdout, answerOf("cross", s, r))
+			return l.print(env.Stdout, ops.AnswerOf("cross", s, r))
 		},
 	}
 	l.register(cmd)
@@ -362,7 +279,7 @@ not crossed (after cross it is refused and the scope stays consumed).`,
 			if err != nil {
 				return storeFailed(s, "settle", err)
 			}
-			return l.print(env.Stdout, answerOf("settle", s, r))
+			return l.print(env.Stdout, ops.AnswerOf("settle", s, r))
 		},
 	}
 	l.register(cmd)
@@ -398,7 +315,7 @@ func newAuthorize(env Env) *cobra.Command {
 			if err != nil {
 				return storeFailed(s, "authorize", err)
 			}
-			return l.print(env.Stdout, answerOf("authorize", s, r))
+			return l.print(env.Stdout, ops.AnswerOf("authorize", s, r))
 		},
 	}
 	l.register(cmd)

@@ -2,13 +2,11 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/effectlint/effectlint/gate"
-	"github.com/effectlint/effectlint/policy"
 )
 
 // DefaultTimeout bounds policy evaluation (the gate's default).
@@ -35,13 +33,4 @@ func (p *policyFlags) context() (context.Context, context.CancelFunc) {
 		return context.WithCancel(context.Background())
 	}
 	return context.WithTimeout(context.Background(), p.timeout)
-}
-
-// evalFailed maps an evaluation error to exit 2, naming the time limit
-// when it ran out.
-func (p *policyFlags) evalFailed(err error) error {
-	if errors.Is(err, policy.ErrTimeout) {
-		return fail(ExitError, "policy evaluation did not finish within --timeout %s", p.timeout)
-	}
-	return fail(ExitError, "%v", err)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/effectlint/effectlint/effect"
 	"github.com/effectlint/effectlint/policy"
 	"github.com/effectlint/effectlint/report"
+	"github.com/effectlint/effectlint/transcripts"
 )
 
 // Request is one question to the gate: may Task proceed at Checkpoint
@@ -138,15 +139,32 @@ func (e *TimeoutError) Unwrap() error { return e.Err }
 
 // failed is the stop decision of a check that could not be made.
 func (g *Gate) failed(req Request, facts *analyzer.Facts, at stage, err error) Decision {
+	d := stopFor(req, at, err)
+	if facts != nil {
+		d.Inputs = facts.Inputs
+	}
+	d.Facts = facts
+	return d
+}
+
+// Failed is the stop decision of a check its caller could not even ask
+// (the request could not be read): the same decision, with the same
+// GATE_ERROR reason, as a check that failed inside Check. err must not be
+// nil.
+func Failed(req Request, err error) Decision {
+	if err == nil {
+		err = errors.New("no reason given")
+	}
+	return stopFor(req, stageRequest, err)
+}
+
+func stopFor(req Request, at stage, err error) Decision {
 	cp := req.Checkpoint
 	if cp == "" {
 		cp = Resume
 	}
 	c := &report.CheckReport{Version: report.Version, Decision: "stop", Task: req.Task, Checkpoint: cp,
 		Reasons: []report.CheckReason{{Rule: ReasonError, Message: fmt.Sprintf("the check could not be made (%s): %v", at, err),
-			Evidence: []analyzer.Pointer{}}}}
-	if facts != nil {
-		c.Inputs = facts.Inputs
-	}
-	return Decision{CheckReport: c, Facts: facts, Err: err}
+			Evidence: []analyzer.Pointer{}}}, Inputs: []transcripts.Input{}}
+	return Decision{CheckReport: c, Err: err}
 }

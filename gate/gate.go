@@ -169,8 +169,20 @@ func WithExtraInput(name string, open func() (io.ReadCloser, error)) Option {
 // decide over the ledger and the transcripts together. A ledger that
 // cannot be read is an unreadable history: every check stops.
 func WithLedger(s ledger.Store) Option {
+	return WithLedgerFrom("ledger:"+s.Where(), func(context.Context) (ledger.Store, error) { return s, nil })
+}
+
+// WithLedgerFrom is WithLedger for a ledger that get returns on every read
+// (a server opens its ledger when it can, and again after a failure):
+// get's error, like a failure to read the journal, is a problem of the
+// input named name, an unreadable history, so every check stops.
+func WithLedgerFrom(name string, get func(context.Context) (ledger.Store, error)) Option {
 	return func(c *config) error {
-		c.extra = append(c.extra, transcripts.Extra{Name: "ledger:" + s.Where(), Open: func() (io.ReadCloser, error) {
+		c.extra = append(c.extra, transcripts.Extra{Name: name, Open: func() (io.ReadCloser, error) {
+			s, err := get(context.Background())
+			if err != nil {
+				return nil, err
+			}
 			// The journal is exported afresh on every read (a decision
 			// is never cached) and streamed: a failure half-way is a
 			// read error of this input, which stops every check.

@@ -82,3 +82,12 @@ func writeJSON(w io.Writer, v any) error {
 	_, err := w.Write(escapeJSONControls(b.Bytes()))
 	return err
 }
+
+// Excerpted returns v (a report or an answer, by pointer) as the JSON
+// report would show it: strings longer than MaxText cut to excerpts, so
+// that a surface that encodes v itself (the MCP server's structured
+// results) echoes no more of a hostile transcript than the JSON report.
+// It returns v itself when no string is that long.
+func Excerpted[T any](v *T) (*T, error) {
+	return cutLongStrings(v, json.Marshal, json.Unmarshal)
+}
