@@ -104,7 +104,7 @@ a task may cross the delivery boundary now, and which tasks did something risky.
 		SilenceErrors: true,
 	}
 	root.AddCommand(newAnalyze(env), newCheck(env), newFacts(env), newKey(env), newProfile(env),
-		newClaim(env), newCross(env), newSettle(env), newAuthorize(env), newLedger(env), newMCP(env))
+		newClaim(env), newCross(env), newSettle(env), newAuthorize(env), newLedger(env), newMCP(env), newHook(env))
 	addPolicyCommands(root, env)
 	return root
 }

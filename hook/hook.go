@@ -41,11 +41,12 @@ const MaxPayload = 16 << 20
 type Call struct {
 	// Delivery: the call is delivery-shaped (it may cross the boundary).
 	Delivery bool
-	// Intent is what it would deliver: a destination and content, as the
-	// reader derives them (paths resolved against cwd). Empty when the
-	// conventions find no destination or content: the gate then stops
+	// Intents are what it would deliver: each a destination and content,
+	// as the reader derives them (paths resolved against cwd); a command
+	// line may deliver several (`a && b`). An empty one, or none, when
+	// the conventions find no destination or content: the gate then stops
 	// (NO_KEY), since the call may deliver anything.
-	Intent analyzer.IntentSpec
+	Intents []analyzer.IntentSpec
 	// Why says what the classification found, for the denial's text.
 	Why string
 }
@@ -206,30 +207,52 @@ func (h *ClaudeCode) pre(ctx context.Context, p Payload) Response {
 	if len(paths) == 0 && h.Ledger == nil {
 		return Deny(fmt.Sprintf("the %s call is delivery-shaped and there is no history to check it against (no transcript_path, no --history)", p.Tool))
 	}
-	d := h.Gate.Check(ctx, gate.Request{Task: task, Checkpoint: gate.Send, Intent: call.Intent, Paths: paths})
-	if d.Err != nil || d.Decision != "allow" {
-		return Deny(denial(p, call, d))
+	intents := call.Intents
+	if len(intents) == 0 {
+		intents = []analyzer.IntentSpec{{}} // no key: the gate stops it
+	}
+	// Every intent first, then the ledger: nothing is claimed for a call
+	// the gate stops for any of its deliveries.
+	var keys []*gate.Decision
+	for _, in := range intents {
+		d := h.Gate.Check(ctx, gate.Request{Task: task, Checkpoint: gate.Send, Intent: in, Paths: paths})
+		if d.Err != nil || d.Decision != "allow" {
+			return Deny(denial(p, call, d))
+		}
+		if h.Ledger != nil && (d.Key == nil || *d.Key == "") {
+			return Deny(fmt.Sprintf("the %s call has no key to claim", p.Tool))
+		}
+		keys = append(keys, &d)
 	}
 	if h.Ledger == nil {
 		return Response{Decision: "allow"}
 	}
-	if d.Key == nil || *d.Key == "" {
-		return Deny(fmt.Sprintf("the %s call has no key to claim", p.Tool))
+	for i, d := range keys {
+		if r, ok := h.claimAndCross(ctx, p, task, intents[i], *d); !ok {
+			return r
+		}
 	}
+	return Response{Decision: "allow"}
+}
+
+// claimAndCross claims the scope a decision names and crosses it: the
+// ledger's atomic step that closes the race between two sessions the gate
+// allowed at once. ok is false with the denial to give.
+func (h *ClaudeCode) claimAndCross(ctx context.Context, p Payload, task string, in analyzer.IntentSpec, d gate.Decision) (Response, bool) {
 	scope := ledger.OriginalScope
 	if d.Scope != nil && *d.Scope != "" {
 		scope = *d.Scope
 	}
 	title := ""
-	if call.Intent.Destination.Provider != "" {
-		title = call.Intent.Destination.Title // not in the key; may name the same destination
+	if in.Destination.Provider != "" {
+		title = in.Destination.Title // not in the key; may name the same destination
 	}
 	g, err := h.Ledger.Claim(ctx, ledger.ClaimRequest{Task: task, Key: *d.Key, Scope: scope, Title: title, Lease: h.Lease, Ref: p.ToolUseID})
 	if err != nil {
-		return Deny(fmt.Sprintf("the key ledger could not be claimed (%v): denied to be safe", err))
+		return Deny(fmt.Sprintf("the key ledger could not be claimed (%v): denied to be safe", err)), false
 	}
 	if !g.Granted {
-		return Deny(refusal("claim", *d.Key, g))
+		return Deny(refusal("claim", *d.Key, g)), false
 	}
 	if ctx.Err() != nil {
 		// Out of time before the crossing: release the claim rather than
@@ -237,16 +260,16 @@ func (h *ClaudeCode) pre(ctx context.Context, p Payload) Response {
 		rel, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		_, _ = h.Ledger.Settle(rel, ledger.SettleRequest{Key: *d.Key, Scope: scope, Token: g.Token, Outcome: ledger.NotCrossed})
-		return Deny("no decision within the hook's deadline: denied to be safe")
+		return Deny("no decision within the hook's deadline: denied to be safe"), false
 	}
 	c, err := h.Ledger.Cross(ctx, ledger.CrossRequest{Key: *d.Key, Scope: scope, Token: g.Token, Checkpoint: gate.Send})
 	if err != nil {
-		return Deny(fmt.Sprintf("the key ledger could not record the crossing (%v): denied to be safe", err))
+		return Deny(fmt.Sprintf("the key ledger could not record the crossing (%v): denied to be safe", err)), false
 	}
 	if !c.Granted {
-		return Deny(refusal("cross", *d.Key, c))
+		return Deny(refusal("cross", *d.Key, c)), false
 	}
-	return Response{Decision: "allow"}
+	return Response{}, true
 }
 
 // post settles the claim PreToolUse made for this call: confirmed when the
@@ -257,23 +280,25 @@ func (h *ClaudeCode) post(ctx context.Context, p Payload) Response {
 	if h.Ledger == nil || p.ToolUseID == "" {
 		return Response{}
 	}
-	claim, ok, err := ledger.ClaimOfRef(ctx, h.Ledger, p.ToolUseID)
+	claims, err := ledger.ClaimsOfRef(ctx, h.Ledger, p.ToolUseID)
 	if err != nil {
 		return Response{Exit: 2, Message: fmt.Sprintf("effectlint: the key ledger could not be read to settle %s: %v (the scope stays consumed)", p.ToolUseID, err)}
 	}
-	if !ok {
+	if len(claims) == 0 {
 		return Response{} // not a call the hook claimed
 	}
 	outcome := ledger.Confirmed
 	if p.Event == "PostToolUseFailure" {
 		outcome = ledger.Unknown
 	}
-	r, err := h.Ledger.Settle(ctx, ledger.SettleRequest{Key: claim.Key, Scope: claim.Scope, Token: claim.Token, Outcome: outcome})
-	if err != nil {
-		return Response{Exit: 2, Message: fmt.Sprintf("effectlint: could not settle %s: %v (the scope stays consumed)", p.ToolUseID, err)}
-	}
-	if !r.Granted {
-		return Response{Exit: 2, Message: "effectlint: " + refusal("settle", claim.Key, r)}
+	for _, claim := range claims {
+		r, err := h.Ledger.Settle(ctx, ledger.SettleRequest{Key: claim.Key, Scope: claim.Scope, Token: claim.Token, Outcome: outcome})
+		if err != nil {
+			return Response{Exit: 2, Message: fmt.Sprintf("effectlint: could not settle %s: %v (the scope stays consumed)", p.ToolUseID, err)}
+		}
+		if !r.Granted {
+			return Response{Exit: 2, Message: "effectlint: " + refusal("settle", claim.Key, r)}
+		}
 	}
 	return Response{Decision: "settled"}
 }

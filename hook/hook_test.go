@@ -34,8 +34,8 @@ func classify(tool string, input []byte, cwd string) (hook.Call, error) {
 	if len(f) < 3 {
 		return hook.Call{Delivery: true, Why: "an upload of something"}, nil
 	}
-	return hook.Call{Delivery: true, Intent: analyzer.IntentSpec{
-		Destination: effect.Destination{Provider: "slack", ID: f[2]}, File: filepath.Join(cwd, f[1])}}, nil
+	return hook.Call{Delivery: true, Intents: []analyzer.IntentSpec{{
+		Destination: effect.Destination{Provider: "slack", ID: f[2]}, File: filepath.Join(cwd, f[1])}}}, nil
 }
 
 type world struct {

@@ -254,17 +254,25 @@ func TombstoneOf(rec Record) Entry {
 	return e
 }
 
-// ClaimOfRef finds the granted claim made under a caller's reference (a
-// Claude Code tool_use_id): the last one, when several were. It reads the
-// whole journal; ok is false when no claim names ref.
-func ClaimOfRef(ctx context.Context, s Store, ref string) (e Entry, ok bool, err error) {
-	err = s.Journal(ctx, "", func(x Entry) error {
+// ClaimsOfRef finds the granted claims made under a caller's reference (a
+// Claude Code tool_use_id; one call may deliver several things), the last
+// grant of each scope. It reads the whole journal.
+func ClaimsOfRef(ctx context.Context, s Store, ref string) ([]Entry, error) {
+	var out []Entry
+	at := map[[2]string]int{}
+	err := s.Journal(ctx, "", func(x Entry) error {
 		if x.Op == OpClaim && x.Granted && x.Ref == ref {
-			e, ok = x, true
+			k := [2]string{x.Key, x.Scope}
+			if i, ok := at[k]; ok {
+				out[i] = x
+			} else {
+				at[k] = len(out)
+				out = append(out, x)
+			}
 		}
 		return nil
 	})
-	return e, ok, err
+	return out, err
 }
 
 // ContentOf is the content digest part of a key, by which stores find a

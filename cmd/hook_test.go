@@ -1,0 +1,345 @@
+package cmd
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/effectlint/effectlint/effect"
+	"github.com/effectlint/effectlint/internal/sharedtest"
+	"github.com/effectlint/effectlint/transcripts"
+)
+
+// The hook fed the exact payloads Claude Code 2.1.197 passed to hooks
+// (../shared/corpus/claude-code/cli-2.1.197/hooks), against histories
+// built for each test, on a machine of the test's own: /home/user of the
+// recording becomes a temporary folder.
+
+type hookWorld struct {
+	t      *testing.T
+	home   string
+	corpus string
+}
+
+func newHookWorld(t *testing.T) *hookWorld {
+	return &hookWorld{t: t, home: t.TempDir(), corpus: sharedtest.Path(t, "corpus/claude-code/cli-2.1.197")}
+}
+
+// payloads reads a hook log's payloads.
+func (w *hookWorld) payloads(name string) []map[string]any {
+	w.t.Helper()
+	f, err := os.Open(filepath.Join(w.corpus, "hooks", name))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer f.Close()
+	var out []map[string]any
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var p map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			w.t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// localize moves a payload's paths under the test's home, and gives the
+// session a project folder holding its own (empty-handed) history and the
+// files its cwd names.
+func (w *hookWorld) localize(p map[string]any) (payload []byte, project, cwd string) {
+	w.t.Helper()
+	move := func(s string) string { return filepath.Join(w.home, strings.TrimPrefix(s, "/home/user")) }
+	cwd, tp := move(p["cwd"].(string)), move(p["transcript_path"].(string))
+	project = filepath.Dir(tp)
+	for _, d := range []string{cwd, project} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	recorded := filepath.Join(w.corpus, "work", filepath.Base(p["cwd"].(string)), "report.pdf")
+	if b, err := os.ReadFile(recorded); err == nil {
+		if err := os.WriteFile(filepath.Join(cwd, "report.pdf"), b, 0o644); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	task := p["session_id"].(string)
+	if a, ok := p["agent_id"].(string); ok && a != "" {
+		task = a
+	}
+	own := fmt.Sprintf(`{"ts":"2026-12-01T10:00:00Z","task":%q,"type":"task_started","relation":"root"}`+"\n", task)
+	if err := os.WriteFile(filepath.Join(project, "own-"+task+".jsonl"), []byte(own), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+	q := map[string]any{}
+	for k, v := range p {
+		q[k] = v
+	}
+	q["cwd"], q["transcript_path"] = cwd, tp
+	b, _ := json.Marshal(q)
+	return b, project, cwd
+}
+
+// siblingCrossed writes, into the project folder, another session that
+// delivered what the call would deliver and saw it confirmed.
+func siblingCrossed(t *testing.T, project string, ev transcripts.Event) {
+	t.Helper()
+	dest := ev.Fields["destination"].(map[string]any)
+	path := ev.Fields["content"].(map[string]any)["path"].(string)
+	sha, err := effect.HashFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{
+		`{"ts":"2026-12-01T09:00:00Z","task":"other-session","type":"task_started","relation":"root"}`,
+		fmt.Sprintf(`{"ts":"2026-12-01T09:00:01Z","task":"other-session","type":"intent","destination":{"provider":%q,"id":%q},"content":{"sha256":%q}}`, dest["provider"], dest["id"], sha),
+		`{"ts":"2026-12-01T09:00:02Z","task":"other-session","type":"send_fired"}`,
+		`{"ts":"2026-12-01T09:00:03Z","task":"other-session","type":"readback","result":"confirmed"}`,
+		`{"ts":"2026-12-01T09:00:04Z","task":"other-session","type":"task_ended","status":"completed"}`,
+	}
+	if err := os.WriteFile(filepath.Join(project, "sibling.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runHook runs the hook in-process on stdin.
+func runHookWith(t *testing.T, stdin []byte, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Main(append([]string{"hook", "claude-code"}, args...), Env{Stdin: bytes.NewReader(stdin), Stdout: &out, Stderr: &errOut})
+	return out.String(), errOut.String(), code
+}
+
+// hookDenial reads Claude Code's deny form and returns its reason ("" when
+// the output is no denial).
+func hookDenial(t *testing.T, out string) string {
+	t.Helper()
+	if out == "" {
+		return ""
+	}
+	var d struct {
+		H struct {
+			Event    string `json:"hookEventName"`
+			Decision string `json:"permissionDecision"`
+			Reason   string `json:"permissionDecisionReason"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil || d.H.Event != "PreToolUse" || d.H.Decision != "deny" || !strings.HasPrefix(d.H.Reason, "effectlint: ") {
+		t.Fatalf("output is not Claude Code's deny form: %q", out)
+	}
+	return d.H.Reason
+}
+
+func classified(p map[string]any) (delivery bool, intent *transcripts.Event) {
+	in, _ := json.Marshal(p["tool_input"])
+	name, _ := p["tool_name"].(string)
+	for _, e := range transcripts.ClassifyCall(nil, transcripts.ToolCall{Task: "t", ID: "x", Name: name, Args: string(in), Cwd: p["cwd"].(string)}) {
+		switch e.Type {
+		case "request_sent", "send_fired", "picker_accepted":
+			delivery = true
+		case "intent":
+			e := e
+			intent = &e
+		}
+	}
+	return delivery, intent
+}
+
+func TestHook_EveryRecordedPreToolUsePayload(t *testing.T) {
+	w := newHookWorld(t)
+	deliveries, untouched := 0, 0
+	for i, p := range w.payloads("hook-pre.jsonl") {
+		payload, project, _ := w.localize(p)
+		var local map[string]any
+		_ = json.Unmarshal(payload, &local)
+		delivery, intent := classified(local)
+		name := fmt.Sprintf("%d-%v", i, p["tool_name"])
+		out, stderr, code := runHookWith(t, payload)
+		if code != 0 {
+			t.Fatalf("%s: exit %d (%s): the hook exits 0 with or without a denial", name, code, stderr)
+		}
+		if !delivery {
+			untouched++
+			if out != "" {
+				t.Errorf("%s: a call that is no delivery was answered: %s", name, out)
+			}
+			continue
+		}
+		deliveries++
+		if intent == nil {
+			t.Fatalf("%s: a delivery without an intent", name)
+		}
+		if reason := hookDenial(t, out); reason != "" {
+			t.Errorf("%s: nothing crossed, yet denied: %s", name, reason)
+		}
+		siblingCrossed(t, project, *intent)
+		out, _, code = runHookWith(t, payload)
+		reason := hookDenial(t, out)
+		if code != 0 || !strings.Contains(reason, "KEY_CONSUMED") || !strings.Contains(reason, "sibling.jsonl") {
+			t.Errorf("%s: a sibling session delivered the same file to the same place: exit %d, reason %q", name, code, reason)
+		}
+		os.Remove(filepath.Join(project, "sibling.jsonl"))
+	}
+	if deliveries < 10 || untouched < 10 {
+		t.Fatalf("%d delivery-shaped and %d other payloads: the corpus should have both", deliveries, untouched)
+	}
+	t.Logf("%d delivery-shaped payloads (allowed alone, denied after a sibling's delivery), %d untouched", deliveries, untouched)
+}
+
+func TestHook_OtherEventsAreUntouched(t *testing.T) {
+	w := newHookWorld(t)
+	for _, log := range []string{"hook-post.jsonl", "hook-other.jsonl"} {
+		for i, p := range w.payloads(log) {
+			payload, _, _ := w.localize(p)
+			out, stderr, code := runHookWith(t, payload)
+			if code != 0 || out != "" || stderr != "" {
+				t.Errorf("%s %d (%v): exit %d, %q %q; without a ledger nothing is done", log, i, p["hook_event_name"], code, out, stderr)
+			}
+		}
+	}
+}
+
+func TestHook_FailsClosed(t *testing.T) {
+	w := newHookWorld(t)
+	var curl map[string]any
+	for _, p := range w.payloads("hook-pre.jsonl") {
+		if s, _ := json.Marshal(p["tool_input"]); strings.Contains(string(s), "curl") {
+			curl = p
+			break
+		}
+	}
+	payload, project, _ := w.localize(curl)
+	for name, tc := range map[string]struct {
+		stdin []byte
+		args  []string
+		setup func()
+		want  string
+	}{
+		"malformed stdin":    {stdin: []byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash",`), want: "not valid JSON"},
+		"empty stdin":        {stdin: nil, want: "no hook event"},
+		"deadline":           {stdin: payload, args: []string{"--deadline", "1ns"}, want: "deadline"},
+		"unreadable history": {stdin: payload, setup: func() { os.WriteFile(filepath.Join(project, "broken.jsonl"), []byte(`{"ts":`), 0o644) }, want: "HISTORY_UNREADABLE"},
+		"ledger unreadable":  {stdin: payload, args: []string{"--ledger", filepath.Join(project, "own-"+curl["session_id"].(string)+".jsonl")}, want: "ledger"},
+		"missing --history":  {stdin: payload, args: []string{"--history", filepath.Join(w.home, "nowhere")}, want: "GATE_ERROR"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if tc.setup != nil {
+				tc.setup()
+				defer os.Remove(filepath.Join(project, "broken.jsonl"))
+			}
+			out, stderr, code := runHookWith(t, tc.stdin, tc.args...)
+			if code != 0 {
+				t.Fatalf("exit %d (%s): a denial exits 0 (exit 1 would let the call through)", code, stderr)
+			}
+			if reason := hookDenial(t, out); !strings.Contains(reason, tc.want) {
+				t.Fatalf("want a denial naming %q, got %q", tc.want, out)
+			}
+		})
+	}
+}
+
+// Two hook processes for two sessions racing on the same upload through a
+// ledger: one proceeds, one is denied; the tool then fails, and the scope
+// is send_status_unknown.
+func TestHook_LedgerRaceOneProceeds(t *testing.T) {
+	w := newHookWorld(t)
+	var mcpCall map[string]any
+	for _, p := range w.payloads("hook-pre.jsonl") {
+		if p["tool_name"] == "mcp__uploader__upload_file" {
+			mcpCall = p
+			break
+		}
+	}
+	l := filepath.Join(t.TempDir(), "ledger.db")
+	var payloads [][]byte
+	for _, sess := range []string{"aaaaaaaa-0000-0000-0000-000000000001", "aaaaaaaa-0000-0000-0000-000000000002"} {
+		p := map[string]any{}
+		for k, v := range mcpCall {
+			p[k] = v
+		}
+		p["session_id"], p["tool_use_id"] = sess, "toolu_"+sess
+		b, _, _ := w.localize(p)
+		payloads = append(payloads, b)
+	}
+	outs := make([]string, 2)
+	var wg sync.WaitGroup
+	for i := range payloads {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			c := exec.Command(os.Args[0], "hook", "claude-code", "--ledger", l)
+			c.Env = append(os.Environ(), asCLI+"=1")
+			c.Stdin = bytes.NewReader(payloads[i])
+			var out bytes.Buffer
+			c.Stdout = &out
+			if err := c.Run(); err != nil {
+				t.Errorf("hook %d: %v", i, err)
+			}
+			outs[i] = out.String()
+		}(i)
+	}
+	wg.Wait()
+	winner := -1
+	for i, out := range outs {
+		if hookDenial(t, out) == "" {
+			if winner >= 0 {
+				t.Fatalf("both sessions proceed: %q", outs)
+			}
+			winner = i
+		}
+	}
+	if winner < 0 {
+		t.Fatalf("neither session proceeds: %q", outs)
+	}
+	var post map[string]any
+	_ = json.Unmarshal(payloads[winner], &post)
+	post["hook_event_name"] = "PostToolUseFailure"
+	b, _ := json.Marshal(post)
+	if out, stderr, code := runHookWith(t, b, "--ledger", l); code != 0 || out != "" {
+		t.Fatalf("PostToolUseFailure: exit %d %q %q", code, out, stderr)
+	}
+	show, _, _ := cli(t, "ledger", "show", "--ledger", l)
+	if !strings.Contains(show, "settle") || !strings.Contains(show, "send_status_unknown") {
+		t.Fatalf("the journal after the failure:\n%s", show)
+	}
+	// The winner asking again is denied too: the scope is consumed.
+	if reason := hookDenial(t, func() string { o, _, _ := runHookWith(t, payloads[winner], "--ledger", l); return o }()); reason == "" {
+		t.Fatal("the same upload again was not denied")
+	}
+}
+
+func TestHook_PrintSettings(t *testing.T) {
+	out, _, code := run(t, "hook", "claude-code", "--print-settings", "--ledger", "/var/lib/effectlint/ledger.db", "--deadline", "8s")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var s struct {
+		Hooks map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Type, Command string
+				Timeout       int
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, ev := range []string{"PreToolUse", "PostToolUse", "PostToolUseFailure"} {
+		e := s.Hooks[ev]
+		if len(e) != 1 || e[0].Matcher != "*" || len(e[0].Hooks) != 1 || e[0].Hooks[0].Type != "command" ||
+			!strings.Contains(e[0].Hooks[0].Command, " hook claude-code --deadline 8s --ledger /var/lib/effectlint/ledger.db") ||
+			e[0].Hooks[0].Timeout <= 8 {
+			t.Fatalf("%s: %+v", ev, e)
+		}
+	}
+}
