@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -219,7 +220,11 @@ func compileRule(r Rule) (*compiledRule, error) {
 	return c, nil
 }
 
-var builtin = func() *Profile {
+// builtin is the embedded profile, parsed on first use: parsing it (its
+// YAML and its rules' regular expressions) took about 4 ms of every
+// process's start-up, also of the commands that read no transcript (key,
+// claim without PATHs, cross, settle).
+var builtin = sync.OnceValue(func() *Profile {
 	p, err := ParseProfile("builtin", builtinProfile)
 	if err != nil {
 		panic(err) // the embedded file is tested
@@ -228,7 +233,7 @@ var builtin = func() *Profile {
 		r.builtin = true
 	}
 	return p
-}()
+})
 
 // ToolCall is one recorded tool invocation, whatever the envelope.
 type ToolCall struct {
@@ -295,11 +300,11 @@ type pendingPart struct {
 // results and pages are shared by all inputs: a call and its result can sit
 // in different files (Claude Code subagent copies).
 func (rn *run) conventions(in *Input) *conventions {
-	rules := builtin.compiled
+	rules := builtin().compiled
 	if p := rn.opt.Profile; p != nil {
 		rules = p.compiled
 		if p.Extends == nil || *p.Extends {
-			rules = append(append([]*compiledRule{}, p.compiled...), builtin.compiled...)
+			rules = append(append([]*compiledRule{}, p.compiled...), builtin().compiled...)
 		}
 	}
 	return &conventions{rules: rules, in: in, file: in.Path, source: in.Format, emit: rn.emit, count: &in.Events,
@@ -466,7 +471,7 @@ func (c *conventions) judgeParts(tc ToolCall, name string, rules []*compiledRule
 // what it kept from being read).
 func (c *conventions) backstop(tc ToolCall, name string, r *compiledRule, judge func([]*compiledRule) []judged) []judged {
 	var deliveries []*compiledRule
-	for _, b := range builtin.compiled {
+	for _, b := range builtin().compiled {
 		if isDelivery(b) {
 			deliveries = append(deliveries, b)
 		}

@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -89,6 +90,47 @@ func BenchmarkClaimCrossSettle(b *testing.B) {
 		b.StopTimer()
 		lat.report(b)
 	})
+}
+
+// What one CLI call costs in-process (effectlint claim): Open (the
+// connection, the schema read, WAL mode, the migration check, the prepared
+// statements), one claim of a fresh key, Close (the last connection
+// checkpoints the WAL into the file). Whole-process claim is this plus the
+// process's start-up (scripts/bench-ledger.sh).
+func BenchmarkOpenClaimClose(b *testing.B) {
+	for _, mode := range []string{"FULL", "NORMAL"} {
+		b.Run("sync="+mode, func(b *testing.B) {
+			restore := sqlite.SetSynchronous(mode)
+			defer restore()
+			ctx := context.Background()
+			path := filepath.Join(b.TempDir(), "ledger.db")
+			s, err := sqlite.Open(ctx, path, ledger.Config{}) // the schema
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.Close()
+			ks := keys(b.N)
+			lat := make(latencies, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				start := time.Now()
+				s, err := sqlite.Open(ctx, path, ledger.Config{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				r, err := s.Claim(ctx, ledger.ClaimRequest{Task: "w", Key: ks[i], Lease: time.Minute})
+				if err != nil || !r.Granted {
+					b.Fatal(r, err)
+				}
+				if err := s.Close(); err != nil {
+					b.Fatal(err)
+				}
+				lat[i] = time.Since(start)
+			}
+			b.StopTimer()
+			lat.report(b)
+		})
+	}
 }
 
 // 32 goroutines claiming at once, on distinct keys or all on one (the
