@@ -302,7 +302,7 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 				r.Get("message.content").ForEach(func(_, item gjson.Result) bool {
 					if item.Get("type").String() == "tool_result" {
 						if id := item.Get("tool_use_id").String(); id != "" && conv.pending[id] != nil {
-							rn.claudeResult(conv, l, item)
+							rn.claudeResult(conv, l, item, r.Get("toolUseResult"))
 						}
 					}
 					return true
@@ -368,7 +368,7 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 		content.ForEach(func(_, item gjson.Result) bool {
 			switch item.Get("type").String() {
 			case "tool_result":
-				rn.claudeResult(conv, l, item)
+				rn.claudeResult(conv, l, item, r.Get("toolUseResult"))
 			case "text":
 				rn.claudeText(conv, l, task, item.Get("text").String())
 			}
@@ -381,8 +381,9 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 	}
 }
 
-// claudeResult: a tool_result answers the latest call of its id.
-func (rn *run) claudeResult(conv *conventions, l claudeLine, item gjson.Result) {
+// claudeResult: a tool_result answers the latest call of its id; tur is
+// its line's toolUseResult (claudeDenied reads it).
+func (rn *run) claudeResult(conv *conventions, l claudeLine, item, tur gjson.Result) {
 	id := item.Get("tool_use_id").String()
 	if id == "" {
 		return
@@ -390,7 +391,11 @@ func (rn *run) claudeResult(conv *conventions, l claudeLine, item gjson.Result) 
 	rn.seen["answered:"+id] = true
 	res := toolResult{TS: l.ts, Error: item.Get("is_error").Bool(), Line: l.num,
 		Output: claudeText(item.Get("content"))}
-	res.Denied, res.DeniedByGate = hookDenied(res)
+	name := ""
+	if p := conv.pending[id]; p != nil {
+		name = p.name
+	}
+	res.Denied, res.DeniedByGate = claudeDenied(name, res, tur)
 	conv.Result(id, res)
 }
 
@@ -509,28 +514,6 @@ func claudeText(content gjson.Result) string {
 		return true
 	})
 	return strings.Join(parts, "\n")
-}
-
-// A PreToolUse hook that blocks a call leaves an error result instead of
-// the tool's output: by exit code 2, "PreToolUse:<tool> hook error:
-// [<command>]: <stderr>"; by its JSON deny, the permissionDecisionReason
-// alone, which is told from a tool's own error only when it is
-// effectlint's ("effectlint: ..."). Other hooks' JSON denials cannot be
-// told from a failed call and are read as one (a crossing: fail closed).
-var hookError = regexp.MustCompile(`^PreToolUse:\S+ hook error: (?:\[[^\]\n]*\]: )?`)
-
-func hookDenied(res toolResult) (denied, byGate bool) {
-	if !res.Error {
-		return false, false
-	}
-	out := strings.TrimSpace(res.Output)
-	if m := hookError.FindString(out); m != "" {
-		return true, strings.HasPrefix(out[len(m):], "effectlint:")
-	}
-	if strings.HasPrefix(out, "effectlint:") {
-		return true, true
-	}
-	return false, false
 }
 
 func (rn *run) claudeText(conv *conventions, l claudeLine, task, text string) {

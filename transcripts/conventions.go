@@ -282,6 +282,7 @@ type conventions struct {
 // pendingCall is what a call's result will mean, for each judged part.
 type pendingCall struct {
 	task  string
+	name  string // the tool's name, as the call gives it
 	parts []pendingPart
 }
 
@@ -502,7 +503,7 @@ func (c *conventions) Call(tc ToolCall) {
 		c.holding = tc.ID
 		defer func() { c.holding = "" }()
 	}
-	pc := &pendingCall{task: tc.Task}
+	pc := &pendingCall{task: tc.Task, name: tc.Name}
 	n := 0 // intents declared by this call
 	for _, j := range js {
 		if p, ok := c.apply(j.rule, j.u, tc, server, name, &n); ok {
