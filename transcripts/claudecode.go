@@ -352,6 +352,18 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 					rn.seen["agent-call:"+id] = true
 					if id != "" {
 						conv.agentCalls = append(conv.agentCalls, agentCall{id: id, task: task, line: l.num, ts: l.ts, session: l.session})
+						// The subagent's .meta.json names the call that
+						// started it: the call spawned that child.
+						metas, ok := conv.metas[l.session]
+						if !ok {
+							metas = subagentMetas(conv.in.Path, l.session)
+							conv.metas[l.session] = metas
+						}
+						if agent := metas[id]; agent != "" {
+							if child := l.session + "/agent-" + agent; child != task && rn.once("spawned:"+child) {
+								conv.lifecycle(task, l.ts, l.num, "task_spawned", map[string]any{"child": child})
+							}
+						}
 					}
 				}
 				conv.Call(ToolCall{Task: task, TS: l.ts, ID: id, Seq: seq, Name: name,
@@ -454,6 +466,9 @@ func subagentMetas(path, session string) map[string]string {
 		return out
 	}
 	dir := filepath.Join(filepath.Dir(path), session, "subagents")
+	if filepath.Base(filepath.Dir(path)) == "subagents" && filepath.Base(filepath.Dir(filepath.Dir(path))) == session {
+		dir = filepath.Dir(path) // a subagent's own Agent calls: its siblings' metadata
+	}
 	files, _ := filepath.Glob(filepath.Join(dir, "agent-*.meta.json"))
 	for _, f := range files {
 		b, err := os.ReadFile(f)

@@ -271,7 +271,8 @@ type conventions struct {
 
 	// hold: a call's events wait for its result (or the end of the
 	// input), so that a call that never ran leaves no crossing.
-	agentCalls []agentCall // Claude Code Task/Agent calls of this input
+	agentCalls []agentCall                  // Claude Code Task/Agent calls of this input
+	metas      map[string]map[string]string // session → its subagents' .meta.json: toolUseId → agent id
 
 	hold    bool
 	holding string
@@ -304,7 +305,8 @@ func (rn *run) conventions(in *Input) *conventions {
 		}
 	}
 	return &conventions{rules: rules, in: in, file: in.Path, source: in.Format, emit: rn.emit, count: &in.Events,
-		pending: rn.pending, page: rn.page, notices: map[string]bool{}, held: map[string][]Event{}}
+		pending: rn.pending, page: rn.page, notices: map[string]bool{}, held: map[string][]Event{},
+		metas: map[string]map[string]string{}}
 }
 
 func (c *conventions) event(task string, ts time.Time, line int, typ string, fields map[string]any) {

@@ -576,7 +576,7 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 		rn.readClaudeCode(br, in)
 		return
 	case formatHookPayloads:
-		rn.unrecognized(in, hookPayloadsNotice)
+		rn.readHookPayloads(br, in)
 		return
 	case FormatOTel:
 		// Detected from JSON Lines (forced or not): one OTLP export request
@@ -662,12 +662,13 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 		rn.readTemporal(d)
 	case FormatProfile:
 		rn.readProfileDocument(d)
+	case formatSubagentMeta:
+		in.Format = FormatUnknown
+		in.Notices = append(in.Notices, subagentMetaNotice(parsed))
 	default:
 		rn.unrecognized(in, "format not recognized ("+describeShape(parsed)+"): not read; use --input-format or a --profile")
 	}
 }
-
-const hookPayloadsNotice = "Claude Code hook payloads (one hook event a line), not a history: not read"
 
 // unrecognized lists an input no reader reads: with a notice, or, when
 // the run must fail closed on it, as a problem of no task.
