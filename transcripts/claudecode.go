@@ -292,28 +292,24 @@ func claudeVariant(typ string, known map[string]bool) string {
 }
 
 func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
+	if l.agent == "" && rn.copiedFrom(l.session, r) != "" {
+		rn.claudeCopy(conv, l, r) // a fork's copy of its parent's line: read as the parent's
+		return
+	}
 	u := r.Get("uuid").String()
 	if u != "" {
 		rn.seen["uuid:"+u] = true
 		if !rn.once("line:" + u + "\x00" + lineFingerprint(r)) {
-			// A copy: read already. Its results still answer a call
-			// that waits under their id (one that reused the id since).
-			if r.Get("type").String() == "user" {
-				r.Get("message.content").ForEach(func(_, item gjson.Result) bool {
-					if item.Get("type").String() == "tool_result" {
-						if id := item.Get("tool_use_id").String(); id != "" && conv.pending[id] != nil {
-							rn.claudeResult(conv, l, item, r.Get("toolUseResult"))
-						}
-					}
-					return true
-				})
-			}
+			rn.claudeCopy(conv, l, r) // read already
 			return
 		}
 	}
 	task := l.task()
 	if rn.once("task:" + task) {
 		fields := map[string]any{"relation": "root"}
+		if p := rn.forks.resumes[l.session]; p != "" && l.agent == "" {
+			fields = map[string]any{"relation": "resumed", "resumes": p}
+		}
 		if l.agent != "" {
 			fields = map[string]any{"relation": "delegated", "parent": l.session}
 		}
@@ -391,6 +387,23 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 			conv.lifecycle(task, l.ts, l.num, "interrupted", map[string]any{"reason": "context_reset"})
 		}
 	}
+}
+
+// claudeCopy reads a copy of a line: its results still answer a call
+// that waits under their id (one that reused the id since); nothing else
+// in it is read again.
+func (rn *run) claudeCopy(conv *conventions, l claudeLine, r gjson.Result) {
+	if r.Get("type").String() != "user" {
+		return
+	}
+	r.Get("message.content").ForEach(func(_, item gjson.Result) bool {
+		if item.Get("type").String() == "tool_result" {
+			if id := item.Get("tool_use_id").String(); id != "" && conv.pending[id] != nil {
+				rn.claudeResult(conv, l, item, r.Get("toolUseResult"))
+			}
+		}
+		return true
+	})
 }
 
 // claudeResult: a tool_result answers the latest call of its id; tur is
