@@ -362,8 +362,7 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 						}
 					}
 				}
-				conv.Call(ToolCall{Task: task, TS: l.ts, ID: id, Seq: seq, Name: name,
-					Args: input.Raw, Line: l.num, Cwd: l.cwd})
+				conv.Call(claudeToolCall(l, id, seq, name, input))
 			}
 			return true
 		})
