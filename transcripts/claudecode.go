@@ -292,28 +292,24 @@ func claudeVariant(typ string, known map[string]bool) string {
 }
 
 func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
+	if l.agent == "" && rn.copiedFrom(l.session, r) != "" {
+		rn.claudeCopy(conv, l, r) // a fork's copy of its parent's line: read as the parent's
+		return
+	}
 	u := r.Get("uuid").String()
 	if u != "" {
 		rn.seen["uuid:"+u] = true
 		if !rn.once("line:" + u + "\x00" + lineFingerprint(r)) {
-			// A copy: read already. Its results still answer a call
-			// that waits under their id (one that reused the id since).
-			if r.Get("type").String() == "user" {
-				r.Get("message.content").ForEach(func(_, item gjson.Result) bool {
-					if item.Get("type").String() == "tool_result" {
-						if id := item.Get("tool_use_id").String(); id != "" && conv.pending[id] != nil {
-							rn.claudeResult(conv, l, item)
-						}
-					}
-					return true
-				})
-			}
+			rn.claudeCopy(conv, l, r) // read already
 			return
 		}
 	}
 	task := l.task()
 	if rn.once("task:" + task) {
 		fields := map[string]any{"relation": "root"}
+		if p := rn.forks.resumes[l.session]; p != "" && l.agent == "" {
+			fields = map[string]any{"relation": "resumed", "resumes": p}
+		}
 		if l.agent != "" {
 			fields = map[string]any{"relation": "delegated", "parent": l.session}
 		}
@@ -352,10 +348,21 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 					rn.seen["agent-call:"+id] = true
 					if id != "" {
 						conv.agentCalls = append(conv.agentCalls, agentCall{id: id, task: task, line: l.num, ts: l.ts, session: l.session})
+						// The subagent's .meta.json names the call that
+						// started it: the call spawned that child.
+						metas, ok := conv.metas[l.session]
+						if !ok {
+							metas = subagentMetas(conv.in.Path, l.session)
+							conv.metas[l.session] = metas
+						}
+						if agent := metas[id]; agent != "" {
+							if child := l.session + "/agent-" + agent; child != task && rn.once("spawned:"+child) {
+								conv.lifecycle(task, l.ts, l.num, "task_spawned", map[string]any{"child": child})
+							}
+						}
 					}
 				}
-				conv.Call(ToolCall{Task: task, TS: l.ts, ID: id, Seq: seq, Name: name,
-					Args: input.Raw, Line: l.num, Cwd: l.cwd})
+				conv.Call(claudeToolCall(l, id, seq, name, input))
 			}
 			return true
 		})
@@ -368,7 +375,7 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 		content.ForEach(func(_, item gjson.Result) bool {
 			switch item.Get("type").String() {
 			case "tool_result":
-				rn.claudeResult(conv, l, item)
+				rn.claudeResult(conv, l, item, r.Get("toolUseResult"))
 			case "text":
 				rn.claudeText(conv, l, task, item.Get("text").String())
 			}
@@ -381,8 +388,26 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 	}
 }
 
-// claudeResult: a tool_result answers the latest call of its id.
-func (rn *run) claudeResult(conv *conventions, l claudeLine, item gjson.Result) {
+// claudeCopy reads a copy of a line: its results still answer a call
+// that waits under their id (one that reused the id since); nothing else
+// in it is read again.
+func (rn *run) claudeCopy(conv *conventions, l claudeLine, r gjson.Result) {
+	if r.Get("type").String() != "user" {
+		return
+	}
+	r.Get("message.content").ForEach(func(_, item gjson.Result) bool {
+		if item.Get("type").String() == "tool_result" {
+			if id := item.Get("tool_use_id").String(); id != "" && conv.pending[id] != nil {
+				rn.claudeResult(conv, l, item, r.Get("toolUseResult"))
+			}
+		}
+		return true
+	})
+}
+
+// claudeResult: a tool_result answers the latest call of its id; tur is
+// its line's toolUseResult (claudeDenied reads it).
+func (rn *run) claudeResult(conv *conventions, l claudeLine, item, tur gjson.Result) {
 	id := item.Get("tool_use_id").String()
 	if id == "" {
 		return
@@ -390,7 +415,11 @@ func (rn *run) claudeResult(conv *conventions, l claudeLine, item gjson.Result) 
 	rn.seen["answered:"+id] = true
 	res := toolResult{TS: l.ts, Error: item.Get("is_error").Bool(), Line: l.num,
 		Output: claudeText(item.Get("content"))}
-	res.Denied, res.DeniedByGate = hookDenied(res)
+	name := ""
+	if p := conv.pending[id]; p != nil {
+		name = p.name
+	}
+	res.Denied, res.DeniedByGate = claudeDenied(name, res, tur)
 	conv.Result(id, res)
 }
 
@@ -449,6 +478,9 @@ func subagentMetas(path, session string) map[string]string {
 		return out
 	}
 	dir := filepath.Join(filepath.Dir(path), session, "subagents")
+	if filepath.Base(filepath.Dir(path)) == "subagents" && filepath.Base(filepath.Dir(filepath.Dir(path))) == session {
+		dir = filepath.Dir(path) // a subagent's own Agent calls: its siblings' metadata
+	}
 	files, _ := filepath.Glob(filepath.Join(dir, "agent-*.meta.json"))
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -509,28 +541,6 @@ func claudeText(content gjson.Result) string {
 		return true
 	})
 	return strings.Join(parts, "\n")
-}
-
-// A PreToolUse hook that blocks a call leaves an error result instead of
-// the tool's output: by exit code 2, "PreToolUse:<tool> hook error:
-// [<command>]: <stderr>"; by its JSON deny, the permissionDecisionReason
-// alone, which is told from a tool's own error only when it is
-// effectlint's ("effectlint: ..."). Other hooks' JSON denials cannot be
-// told from a failed call and are read as one (a crossing: fail closed).
-var hookError = regexp.MustCompile(`^PreToolUse:\S+ hook error: (?:\[[^\]\n]*\]: )?`)
-
-func hookDenied(res toolResult) (denied, byGate bool) {
-	if !res.Error {
-		return false, false
-	}
-	out := strings.TrimSpace(res.Output)
-	if m := hookError.FindString(out); m != "" {
-		return true, strings.HasPrefix(out[len(m):], "effectlint:")
-	}
-	if strings.HasPrefix(out, "effectlint:") {
-		return true, true
-	}
-	return false, false
 }
 
 func (rn *run) claudeText(conv *conventions, l claudeLine, task, text string) {

@@ -312,61 +312,103 @@ func TestClaudeCode_GateDecisionIsReadFromTheChecksOwnResult(t *testing.T) {
 // crossing; effectlint's own denial is its gate_check with decision stop.
 func TestClaudeCode_CallsDeniedByAHookAreNoCrossings(t *testing.T) {
 	up := `curl -sS -F file=@report.pdf https://slack.example/api/files.upload`
+	crossing := "intent intent=call:b1 dest=http/https://slack.example/api/files.upload path=/w/report.pdf\n" +
+		"request_sent intent=call:b1\nresponse intent=call:b1 ok=false"
+	stop := "intent intent=call:b1 dest=http/https://slack.example/api/files.upload path=/w/report.pdf\n" +
+		"gate_check intent=call:b1 checkpoint=send decision=stop"
 	cases := []struct{ name, output, want string }{
 		{"exit 2", "PreToolUse:Bash hook error: [/home/u/hook.py pre Bash]: BLOCKED by policy hook (exit 2)\n", ""},
-		{"effectlint's JSON deny", "effectlint: KEY_CONSUMED the scope is in_flight (at s0.jsonl:7)",
-			"intent intent=call:b1 dest=http/https://slack.example/api/files.upload path=/w/report.pdf\n" +
-				"gate_check intent=call:b1 checkpoint=send decision=stop"},
-		{"effectlint by exit 2", "PreToolUse:Bash hook error: [effectlint hook claude-code]: effectlint: KEY_CONSUMED",
-			"intent intent=call:b1 dest=http/https://slack.example/api/files.upload path=/w/report.pdf\n" +
-				"gate_check intent=call:b1 checkpoint=send decision=stop"},
-		// Another hook's JSON deny cannot be told from a failed call: a
-		// crossing, unconfirmed (fail closed).
-		{"another hook's JSON deny", "BLOCKED by policy hook (JSON): delivery not permitted",
-			"intent intent=call:b1 dest=http/https://slack.example/api/files.upload path=/w/report.pdf\n" +
-				"request_sent intent=call:b1\nresponse intent=call:b1 ok=false"},
-		{"a failed upload", "Exit code 7\ncurl: (7) Failed to connect",
-			"intent intent=call:b1 dest=http/https://slack.example/api/files.upload path=/w/report.pdf\n" +
-				"request_sent intent=call:b1\nresponse intent=call:b1 ok=false"},
+		{"effectlint's JSON deny", "effectlint: KEY_CONSUMED the scope is in_flight (at s0.jsonl:7)", stop},
+		{"effectlint by exit 2", "PreToolUse:Bash hook error: [effectlint hook claude-code]: effectlint: KEY_CONSUMED", stop},
+		// Bash's own failures have the shell error's form: any other
+		// error text is a call that never ran (another hook's JSON deny,
+		// a permission rule, the headless permission prompt).
+		{"another hook's JSON deny", "BLOCKED by policy hook (JSON): delivery not permitted", ""},
+		{"the permission prompt, headless", "This command requires approval", ""},
+		{"a permission rule", "Permission to use Bash with command curl has been denied.", ""},
+		// A command that ran, or may have: a crossing, unconfirmed.
+		{"a failed upload", "Exit code 7\ncurl: (7) Failed to connect", crossing},
+		{"interrupted while it ran", "[Request interrupted by user for tool use]", crossing},
+		{"rejected or aborted", "The user doesn't want to proceed with this tool use. The tool use was rejected", crossing},
+		{"the tool threw", "<tool_use_error>Error calling tool (Bash): spawn failed</tool_use_error>", crossing},
+		{"timed out", "Command timed out after 2m 0.0s", crossing},
+		{"a system error", "ENOSPC: no space left on device, write", crossing},
+		{"any error report", "Error: something broke", crossing},
+		{"no text", "", crossing},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, evs := readSession(t, bashSession("/w", [3]string{up, "error", c.output}))
+			// As the CLI writes an error result: toolUseResult "Error: …".
+			s := &cc{session: "s1", cwd: "/w"}
+			s.call("b1", "Bash", map[string]any{"command": up})
+			s.result("b1", true, c.output, map[string]any{"toolUseResult": "Error: " + c.output})
+			_, evs := readSession(t, s)
 			if got := summary(evs); got != c.want {
 				t.Errorf("\n got  %s\n want %s", got, c.want)
 			}
 		})
 	}
+	// The same text without the CLI's record of it (a converter's line):
+	// a failed call (fail closed).
+	_, evs := readSession(t, bashSession("/w", [3]string{up, "error", "BLOCKED by policy hook (JSON): delivery not permitted"}))
+	if got := summary(evs); got != crossing {
+		t.Errorf("a JSON deny's text without toolUseResult\n got  %s\n want %s", got, crossing)
+	}
 	// A call with no result in the input may have run.
-	_, evs := readSession(t, bashSession("/w", [3]string{up, "", ""}))
+	_, evs = readSession(t, bashSession("/w", [3]string{up, "", ""}))
 	if n := len(ofType(evs, "request_sent")); n != 1 {
 		t.Errorf("call without a result: %d crossings, want 1", n)
+	}
+	// Another tool's error text is its server's: only the exit-2 form
+	// and effectlint's own denial say it never ran (fail closed).
+	mcp := func(output string) string {
+		s := &cc{session: "s1", cwd: "/w"}
+		s.call("m1", "mcp__uploader__upload_file", map[string]any{"channel": "C1", "path": "report.pdf"})
+		s.result("m1", true, output, nil)
+		_, evs := readSession(t, s)
+		return summary(evs)
+	}
+	mcpCrossing := "intent intent=call:m1 dest=uploader/C1 path=/w/report.pdf\nrequest_sent intent=call:m1\nresponse intent=call:m1 ok=false"
+	for output, want := range map[string]string{
+		"BLOCKED by policy hook (JSON): delivery not permitted":                         mcpCrossing,
+		"PreToolUse:mcp__uploader__upload_file hook error: [hook.py]: BLOCKED (exit 2)": "",
+		"effectlint: KEY_CONSUMED": "intent intent=call:m1 dest=uploader/C1 path=/w/report.pdf\n" +
+			"gate_check intent=call:m1 checkpoint=send decision=stop",
+	} {
+		if got := mcp(output); got != want {
+			t.Errorf("MCP call, result %q\n got  %s\n want %s", output, got, want)
+		}
 	}
 }
 
 // The corpus holds calls denied in both forms (exit 2 and JSON), in a
-// session and in a subagent, next to the same calls allowed.
+// session and in a subagent, next to the same calls allowed: a denied
+// call is no crossing, an allowed one is, whether it then failed (curl
+// could not connect) or not, and a hook that exited 1 blocked nothing.
 func TestClaudeCode_CorpusDeniedCallsAreNoCrossings(t *testing.T) {
-	root := "../../shared/corpus/claude-code/cli-2.1.197/sessions"
-	sharedtest.Path(t, "corpus/claude-code/cli-2.1.197/sessions")
-	count := func(dir string) (crossings int) {
+	root := sharedtest.Path(t, "corpus/claude-code/cli-2.1.197/sessions")
+	count := func(dir string) (crossings, stops int) {
 		_, evs := readPaths(t, Options{}, filepath.Join(root, dir))
 		for _, e := range evs {
 			switch e.Type {
 			case "request_sent", "send_fired", "picker_accepted", "response":
 				crossings++
+			case "gate_check":
+				stops++
 			}
 		}
-		return crossings
+		return crossings, stops
 	}
-	for _, dir := range []string{"03_curl_deny_exit2", "11_mcp_deny_exit2", "15_deny_exit2_include_hook_events"} {
-		if n := count(dir); n != 0 {
-			t.Errorf("%s: %d crossing event(s) of a denied call", dir, n)
+	for _, dir := range []string{"03_curl_deny_exit2", "04_curl_deny_json", "04b_deny_json_include_hook_events",
+		"06_subagent_deny_json", "09_resume_fork", "11_mcp_deny_exit2", "14a_noallow_default", "15_deny_exit2_include_hook_events"} {
+		if n, stops := count(dir); n != 0 || stops != 0 {
+			t.Errorf("%s: %d crossing event(s), %d gate check(s) of a call that never ran (no hook of effectlint's)", dir, n, stops)
 		}
 	}
-	// The JSON form of another hook reads as a failed call (fail closed).
-	for _, dir := range []string{"02_curl_allow", "04_curl_deny_json", "10_mcp_allow"} {
-		if n := count(dir); n == 0 {
+	// Allowed deliveries (02 and 14c: curl, which then failed to
+	// connect; 10 and 12: the MCP upload).
+	for _, dir := range []string{"02_curl_allow", "10_mcp_allow", "12_mcp_wait_for_servers", "14c_noallow_hook_allow_json_curl"} {
+		if n, _ := count(dir); n == 0 {
 			t.Errorf("%s: no crossing", dir)
 		}
 	}
@@ -521,5 +563,22 @@ func TestClaudeCode_ToolGivenAFileIsACrossing(t *testing.T) {
 	}
 	if n := len(ofType(evs, "request_sent")); n != 2 { // m1 keyed, m3 with no destination: unkeyed
 		t.Errorf("%d request_sent, want 2 (files_v2 and attach)", n)
+	}
+}
+
+// A hook that exits 1 blocks nothing (2.1.197 writes an attachment of
+// type hook_non_blocking_error, and the tool's own result): the call ran.
+func TestClaudeCode_NonBlockingHookErrorBlocksNothing(t *testing.T) {
+	s := &cc{session: "s1", cwd: "/w"}
+	s.call("b1", "Bash", map[string]any{"command": "curl -sS -F file=@report.pdf https://slack.example/api/files.upload"})
+	s.add(map[string]any{"type": "attachment", "attachment": map[string]any{"type": "hook_non_blocking_error",
+		"hookName": "PreToolUse:Bash", "toolUseID": "b1", "hookEvent": "PreToolUse", "exitCode": 1,
+		"stderr": "Failed with non-blocking status code: hook crashed with exit 1"}})
+	s.result("b1", false, `{"ok":true}`, map[string]any{"toolUseResult": map[string]any{"stdout": `{"ok":true}`, "stderr": ""}})
+	_, evs := readSession(t, s)
+	want := "intent intent=call:b1 dest=http/https://slack.example/api/files.upload path=/w/report.pdf\n" +
+		"request_sent intent=call:b1\nresponse intent=call:b1 ok=true"
+	if got := summary(evs); got != want {
+		t.Errorf("\n got  %s\n want %s", got, want)
 	}
 }

@@ -276,7 +276,8 @@ type conventions struct {
 
 	// hold: a call's events wait for its result (or the end of the
 	// input), so that a call that never ran leaves no crossing.
-	agentCalls []agentCall // Claude Code Task/Agent calls of this input
+	agentCalls []agentCall                  // Claude Code Task/Agent calls of this input
+	metas      map[string]map[string]string // session → its subagents' .meta.json: toolUseId → agent id
 
 	hold    bool
 	holding string
@@ -287,6 +288,7 @@ type conventions struct {
 // pendingCall is what a call's result will mean, for each judged part.
 type pendingCall struct {
 	task  string
+	name  string // the tool's name, as the call gives it
 	parts []pendingPart
 }
 
@@ -308,7 +310,8 @@ func (rn *run) conventions(in *Input) *conventions {
 		}
 	}
 	return &conventions{rules: rules, in: in, file: in.Path, source: in.Format, emit: rn.emit, count: &in.Events,
-		pending: rn.pending, page: rn.page, notices: map[string]bool{}, held: map[string][]Event{}}
+		pending: rn.pending, page: rn.page, notices: map[string]bool{}, held: map[string][]Event{},
+		metas: map[string]map[string]string{}}
 }
 
 func (c *conventions) event(task string, ts time.Time, line int, typ string, fields map[string]any) {
@@ -507,7 +510,7 @@ func (c *conventions) Call(tc ToolCall) {
 		c.holding = tc.ID
 		defer func() { c.holding = "" }()
 	}
-	pc := &pendingCall{task: tc.Task}
+	pc := &pendingCall{task: tc.Task, name: tc.Name}
 	n := 0 // intents declared by this call
 	for _, j := range js {
 		if p, ok := c.apply(j.rule, j.u, tc, server, name, &n); ok {

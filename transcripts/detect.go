@@ -121,7 +121,7 @@ func builtinLine(line gjson.Result) string {
 		return FormatClaudeCode
 	case line.Get("resourceSpans").IsArray():
 		return FormatOTel // OTLP/JSON export requests, one a line
-	case line.Get("hook_event_name").Type == gjson.String && line.Get("session_id").Exists():
+	case hookPayload(line):
 		return formatHookPayloads
 	}
 	return ""
@@ -169,6 +169,8 @@ func detectDocument(doc gjson.Result, p *Profile) string {
 
 func builtinDocument(doc gjson.Result) string {
 	switch {
+	case subagentMeta(doc):
+		return formatSubagentMeta
 	case doc.Get("events").IsArray() && doc.Get("events.0.eventType").Exists(),
 		doc.Get("history.events").IsArray() && doc.Get("history.events.0.eventType").Exists():
 		return FormatTemporal

@@ -51,3 +51,33 @@ func TestDetect_BuiltinFormatsWinOverAProfileSource(t *testing.T) {
 		})
 	}
 }
+
+// Sessions of Claude Code 2.1.x begin with records that carry no message
+// (queue-operation, mode): they are Claude Code sessions all the same,
+// never native logs (whose reader would report every line).
+func TestDetect_ClaudeCodeSessionsThatBeginWithoutAMessage(t *testing.T) {
+	queue := `{"type":"queue-operation","operation":"enqueue","timestamp":"2026-12-01T07:50:46.677Z","sessionId":"s1","content":"send the report"}` + "\n" +
+		`{"type":"queue-operation","operation":"dequeue","timestamp":"2026-12-01T07:50:46.679Z","sessionId":"s1"}` + "\n"
+	mode := `{"type":"mode","mode":"normal","sessionId":"s1"}` + "\n"
+	s := &cc{session: "s1", cwd: "/w"}
+	s.call("b1", "Bash", map[string]any{"command": "curl -T x.pdf https://h.example/u"})
+	for name, head := range map[string]string{"queue-operation": queue, "mode": mode, "mode, then queue-operation": mode + queue} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s1.jsonl")
+			writeFile(t, path, head+s.text())
+			res, evs := readPaths(t, Options{}, path)
+			if in := res.Inputs[0]; in.Format != FormatClaudeCode || len(in.Problems) != 0 {
+				t.Errorf("format %s, problems %v", in.Format, in.Problems)
+			}
+			if len(ofType(evs, "request_sent")) != 1 {
+				t.Errorf("events %s", summary(evs))
+			}
+			// Only such records: a session cut right after it began.
+			writeFile(t, path, head)
+			res, _ = readPaths(t, Options{}, path)
+			if in := res.Inputs[0]; in.Format != FormatClaudeCode || len(in.Problems) != 1 {
+				t.Errorf("records without a message: format %s, problems %v", in.Format, in.Problems)
+			}
+		})
+	}
+}

@@ -87,6 +87,9 @@ type run struct {
 	// that no input shows (finish).
 	temporalOwn    map[string]bool
 	temporalResets []temporalReset
+	// forks: which Claude Code session owns the lines several sessions
+	// hold, decided before any input is read (claudecode_fork.go).
+	forks claudeForks
 }
 
 type temporalReset struct {
@@ -213,6 +216,7 @@ func Read(paths []string, opt Options, emit func(Event)) (Result, error) {
 	}
 	r := &run{opt: opt, emit: emit, seen: map[string]bool{}, pending: map[string]*pendingCall{}, page: map[string]string{},
 		temporalOwn: map[string]bool{}}
+	r.forks = r.claudeOwners(srcs)
 	if workers := runtime.GOMAXPROCS(0); workers > 1 && len(srcs) > 1 {
 		res.Inputs = r.readParallel(srcs, workers)
 	} else {
@@ -576,7 +580,7 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 		rn.readClaudeCode(br, in)
 		return
 	case formatHookPayloads:
-		rn.unrecognized(in, hookPayloadsNotice)
+		rn.readHookPayloads(br, in)
 		return
 	case FormatOTel:
 		// Detected from JSON Lines (forced or not): one OTLP export request
@@ -662,12 +666,13 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 		rn.readTemporal(d)
 	case FormatProfile:
 		rn.readProfileDocument(d)
+	case formatSubagentMeta:
+		in.Format = FormatUnknown
+		in.Notices = append(in.Notices, subagentMetaNotice(parsed))
 	default:
 		rn.unrecognized(in, "format not recognized ("+describeShape(parsed)+"): not read; use --input-format or a --profile")
 	}
 }
-
-const hookPayloadsNotice = "Claude Code hook payloads (one hook event a line), not a history: not read"
 
 // unrecognized lists an input no reader reads: with a notice, or, when
 // the run must fail closed on it, as a problem of no task.

@@ -85,7 +85,7 @@ func (rn *run) readLines(format string, r io.Reader, in *Input) {
 	case FormatProfile:
 		rn.readProfileLines(r, in)
 	case formatHookPayloads:
-		rn.unrecognized(in, hookPayloadsNotice)
+		rn.readHookPayloads(r, in)
 	default:
 		in.Format = FormatNative
 		readNative(r, in, rn.opt.MaxLineBytes, rn.keep(), rn.emit)

@@ -1,0 +1,223 @@
+package transcripts
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"time"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
+)
+
+// Forks. `claude --resume <id> --fork-session` (and /branch, and the
+// SDK's forkSession) starts a new session whose file begins with a copy
+// of its parent's history: the same lines under the new session's id,
+// with their uuids and timestamps (2.1.197's --fork-session writes nothing
+// else that names the parent; /branch adds forkedFrom {sessionId,
+// messageUuid}). The new session is a task that resumes its parent, and
+// the copied lines are the parent's: they count once, as the parent's,
+// whichever file comes first in path order.
+//
+// Which session a shared line is the original of is decided before any
+// input is read (claudeOwners): among the sessions whose lines are the
+// same line (its uuid, or the uuid forkedFrom names, and the very same
+// type and message text), the one that a forkedFrom names, else the one
+// whose file began strictly first (its first record with a time: a fork's
+// file begins with its own new prompt, later than the lines it copies).
+// When neither tells (sessions that began at the same time: a proxy or a
+// converter that reuses uuids), no session owns the line and the reader
+// reads it once, for the session whose file comes first in path order. A session holding lines another owns
+// resumes the owner of the last of them in its file. Lines of one
+// session in several files (a session appended by --resume or
+// --continue, copies of one file) and lines no other session holds are
+// read as before.
+
+// claudeForks is what the pre-read of the Claude Code inputs found.
+type claudeForks struct {
+	owner   map[string]string // copy key → the session that holds the original
+	resumes map[string]string // session → the session it forked from
+}
+
+// claudeForkScanLineBytes bounds the lines the pre-read looks at, so that
+// it costs little memory: a longer line (a tool's large output, say) is
+// left to the reading itself, where a line read twice counts once, for
+// the session whose file comes first in path order.
+const claudeForkScanLineBytes = 1 << 20
+
+// claudeCopyKey is what makes lines of two sessions one line: the uuid
+// (of the original, where forkedFrom names it) and the exact text of what
+// the line says. A line of a subagent or a progress copy has none.
+func claudeCopyKey(r gjson.Result) (key, from string) {
+	if r.Get("isSidechain").Bool() || !claudeEvidenceTypes[r.Get("type").String()] || r.Get("type").String() == "progress" {
+		return "", ""
+	}
+	u := r.Get("uuid").String()
+	if f := r.Get("forkedFrom"); f.IsObject() {
+		from = f.Get("sessionId").String()
+		if m := f.Get("messageUuid").String(); m != "" {
+			u = m
+		}
+	}
+	if u == "" {
+		return "", ""
+	}
+	h := sha256.New()
+	for _, part := range []string{u, r.Get("type").String(), r.Get("subtype").String(), r.Get("message").Raw} {
+		h.Write(unsafe.Slice(unsafe.StringData(part), len(part)))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)), from
+}
+
+// claudeOwners pre-reads the Claude Code files among the sources (regular
+// files only: standard input or a pipe cannot be read twice) and decides the owner of every
+// line that several sessions hold.
+func (rn *run) claudeOwners(srcs []source) claudeForks {
+	type holding struct {
+		session string
+		from    string // forkedFrom's session
+	}
+	holders := map[string][]holding{} // copy key → sessions, in read order
+	order := map[string][]string{}    // session → its copy keys, in file order
+	start := map[string]time.Time{}   // session → its files' earliest beginning
+	for _, s := range srcs {
+		if !s.file() {
+			continue
+		}
+		if st, err := os.Stat(s.path); err != nil || !st.Mode().IsRegular() {
+			continue // a pipe is read once, by its reader
+		}
+		br, closeFn, _, ok := rn.open(s)
+		if !ok {
+			continue
+		}
+		peek, err := br.Peek(64 << 10)
+		format := rn.opt.InputFormat
+		if format == "" {
+			format = detect(peek, err != nil, rn.opt.Profile)
+		}
+		if format != FormatClaudeCode {
+			closeFn()
+			continue
+		}
+		began := map[string]bool{}
+		lr := newLineReader(br, claudeForkScanLineBytes)
+		for {
+			l, err := lr.next()
+			if err != nil {
+				break
+			}
+			if l.tooLong || !validJSON(l.bytes) {
+				continue
+			}
+			// A view of the line, no copy (a line may be tens of MB);
+			// valid until the next line, and nothing of it is kept.
+			r := gjson.Parse(unsafe.String(unsafe.SliceData(l.bytes), len(l.bytes)))
+			session := r.Get("sessionId").String()
+			if session == "" {
+				continue
+			}
+			ts, ok := parseTime(r.Get("timestamp"))
+			if ok && !rn.opt.AsOf.IsZero() && ts.After(rn.opt.AsOf) {
+				continue
+			}
+			if ok && !began[session] {
+				began[session] = true
+				if st, seen := start[session]; !seen || ts.Before(st) {
+					start[session] = ts
+				}
+			}
+			key, from := claudeCopyKey(r)
+			if key == "" {
+				continue
+			}
+			hs := holders[key]
+			dup := false
+			for _, h := range hs {
+				dup = dup || h.session == session
+			}
+			if !dup {
+				holders[key] = append(hs, holding{session, from})
+			}
+			order[session] = append(order[session], key)
+		}
+		closeFn()
+	}
+	f := claudeForks{owner: map[string]string{}, resumes: map[string]string{}}
+	for key, hs := range holders {
+		if len(hs) < 2 {
+			continue
+		}
+		in := map[string]bool{}
+		for _, h := range hs {
+			in[h.session] = true
+		}
+		owner := ""
+		for _, h := range hs {
+			if h.from != "" && h.from != h.session && in[h.from] {
+				owner = h.from // a copy that names its original
+			}
+		}
+		if owner == "" {
+			// The one that began strictly first; when none did, nothing
+			// tells the copy from the original.
+			var first string
+			var at time.Time
+			tied := false
+			for _, h := range hs {
+				t, ok := start[h.session]
+				switch {
+				case !ok:
+				case first == "" || t.Before(at):
+					first, at, tied = h.session, t, false
+				case t.Equal(at):
+					tied = true
+				}
+			}
+			if first == "" || tied {
+				continue
+			}
+			owner = first
+		}
+		f.owner[key] = owner
+	}
+	for session, keys := range order {
+		for _, k := range keys {
+			if o := f.owner[k]; o != "" && o != session {
+				f.resumes[session] = o
+			}
+		}
+	}
+	// A chain of forks resumes its nearest ancestor; ownership by time is
+	// a strict order, but forkedFrom can name anything:
+	// a session that would resume itself through others resumes none.
+	var cyclic []string
+	for s := range f.resumes {
+		seen := map[string]bool{s: true}
+		for p := f.resumes[s]; p != ""; p = f.resumes[p] {
+			if seen[p] {
+				cyclic = append(cyclic, s)
+				break
+			}
+			seen[p] = true
+		}
+	}
+	for _, s := range cyclic {
+		delete(f.resumes, s)
+	}
+	return f
+}
+
+// copiedFrom is the session that owns this line of session, when it is
+// another's: the line is a copy, read as the owner's.
+func (rn *run) copiedFrom(session string, r gjson.Result) string {
+	if len(rn.forks.owner) == 0 {
+		return ""
+	}
+	key, _ := claudeCopyKey(r)
+	if o := rn.forks.owner[key]; o != "" && o != session {
+		return o
+	}
+	return ""
+}
