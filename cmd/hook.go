@@ -202,8 +202,8 @@ func shellQuote(s string) string {
 }
 
 // classifyClaudeCode classifies a call with the Claude Code reader's
-// conventions (transcripts.ClassifyCall: the reader's own code), the
-// built-in ones and --profile's.
+// conventions (transcripts.ClassifyClaudeCodeCall: the reader's own code
+// path), the built-in ones and --profile's.
 func classifyClaudeCode(c *commonFlags) hook.Classifier {
 	return func(tool string, input []byte, cwd string) (hook.Call, error) {
 		var prof *transcripts.Profile
@@ -214,13 +214,10 @@ func classifyClaudeCode(c *commonFlags) hook.Classifier {
 			}
 			prof = p
 		}
-		evs := transcripts.ClassifyCall(prof, transcripts.ToolCall{Task: "hook", ID: "pending", Name: tool, Args: string(input), Cwd: cwd})
-		var call hook.Call
-		for _, e := range evs {
-			switch e.Type {
-			case "request_sent", "send_fired", "picker_accepted", "outgoing_item_seen":
-				call.Delivery = true
-			case "intent":
+		cl := transcripts.ClassifyClaudeCodeCall(transcripts.ClaudeCodeCall{Session: "hook", ToolUseID: "pending", Name: tool, Input: input, Cwd: cwd}, prof)
+		call := hook.Call{Delivery: cl.Delivery}
+		for _, e := range cl.Events {
+			if e.Type == "intent" {
 				call.Intents = append(call.Intents, intentOfEvent(e))
 			}
 		}

@@ -142,16 +142,14 @@ func hookDenial(t *testing.T, out string) string {
 func classified(p map[string]any) (delivery bool, intent *transcripts.Event) {
 	in, _ := json.Marshal(p["tool_input"])
 	name, _ := p["tool_name"].(string)
-	for _, e := range transcripts.ClassifyCall(nil, transcripts.ToolCall{Task: "t", ID: "x", Name: name, Args: string(in), Cwd: p["cwd"].(string)}) {
-		switch e.Type {
-		case "request_sent", "send_fired", "picker_accepted":
-			delivery = true
-		case "intent":
+	cl := transcripts.ClassifyClaudeCodeCall(transcripts.ClaudeCodeCall{Session: "t", ToolUseID: "x", Name: name, Input: in, Cwd: p["cwd"].(string)}, nil)
+	for _, e := range cl.Events {
+		if e.Type == "intent" {
 			e := e
 			intent = &e
 		}
 	}
-	return delivery, intent
+	return cl.Delivery, intent
 }
 
 func TestHook_EveryRecordedPreToolUsePayload(t *testing.T) {
