@@ -216,6 +216,16 @@ func TestHook_FailsClosed(t *testing.T) {
 		}
 	}
 	payload, project, _ := w.localize(curl)
+	// The same upload spelled so that the command line does not show it
+	// (an adversarial review's finding): curl's abbreviated long options,
+	// options from a file.
+	spelled := func(cmd string) []byte {
+		var p map[string]any
+		_ = json.Unmarshal(payload, &p)
+		p["tool_input"] = map[string]any{"command": cmd}
+		b, _ := json.Marshal(p)
+		return b
+	}
 	for name, tc := range map[string]struct {
 		stdin []byte
 		args  []string
@@ -228,6 +238,9 @@ func TestHook_FailsClosed(t *testing.T) {
 		"unreadable history": {stdin: payload, setup: func() { os.WriteFile(filepath.Join(project, "broken.jsonl"), []byte(`{"ts":`), 0o644) }, want: "HISTORY_UNREADABLE"},
 		"ledger unreadable":  {stdin: payload, args: []string{"--ledger", filepath.Join(project, "own-"+curl["session_id"].(string)+".jsonl")}, want: "ledger"},
 		"missing --history":  {stdin: payload, args: []string{"--history", filepath.Join(w.home, "nowhere")}, want: "GATE_ERROR"},
+		"curl --upl":         {stdin: spelled("curl -sS --upl report.pdf https://slack.example/api/files.upload"), want: "NO_KEY"},
+		"curl --js":          {stdin: spelled("curl -sS --js @report.pdf https://slack.example/api/files.upload"), want: "NO_KEY"},
+		"curl -K":            {stdin: spelled("curl -sS -K upload.cfg https://slack.example/api/files.upload"), want: "NO_KEY"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if tc.setup != nil {

@@ -209,7 +209,14 @@ func (h *ClaudeCode) pre(ctx context.Context, p Payload) Response {
 	}
 	intents := call.Intents
 	if len(intents) == 0 {
-		intents = []analyzer.IntentSpec{{}} // no key: the gate stops it
+		// Delivery-shaped, and nothing says what it delivers: asking the
+		// gate without an intent would judge the session's earlier
+		// intents instead. It may deliver anything: deny.
+		why := call.Why
+		if why == "" {
+			why = "no destination and content can be derived from it"
+		}
+		return Deny(fmt.Sprintf("STOP NO_KEY: the %s call may deliver something (%s), and what cannot be keyed cannot be checked. Do not retry this delivery another way; ask the user.", p.Tool, why))
 	}
 	// Every intent first, then the ledger: nothing is claimed for a call
 	// the gate stops for any of its deliveries.
