@@ -52,6 +52,9 @@ running out, denies the call. Install it with the entry --print-settings prints.
 			if c.asOf != "" {
 				return fail(ExitError, "--as-of replays the past; the hook decides now")
 			}
+			if deadline <= 0 {
+				return fail(ExitError, "--deadline must be positive, not %s", deadline)
+			}
 			if printSettings {
 				return printHookSettings(env.Stdout, histories, ledgerSpec, c.profile, deadline)
 			}
@@ -124,8 +127,8 @@ func answerHook(env Env, c *commonFlags, p *policyFlags, raw []byte, histories [
 	if err != nil {
 		return hook.Deny(err.Error())
 	}
-	if pl.Event != "PreToolUse" && pl.Event != "PostToolUse" && pl.Event != "PostToolUseFailure" {
-		return hook.Response{}
+	if !strings.EqualFold(pl.Event, "PreToolUse") && !strings.EqualFold(pl.Event, "PostToolUse") && !strings.EqualFold(pl.Event, "PostToolUseFailure") {
+		return hook.Response{} // other events: untouched (odd spellings of these are denied by the hook)
 	}
 	h := &hook.ClaudeCode{Histories: histories, Deadline: deadline, Lease: lease}
 	var opts []gate.Option

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -91,6 +92,11 @@ func ParsePayload(b []byte) (Payload, error) {
 	r := gjson.ParseBytes(b)
 	if !r.IsObject() {
 		return Payload{}, errors.New("the hook event on standard input is not a JSON object")
+	}
+	for _, f := range []string{"hook_event_name", "tool_name", "session_id", "transcript_path", "cwd", "tool_use_id", "agent_id"} {
+		if v := r.Get(f); v.Exists() && v.Type != gjson.String && v.Type != gjson.Null {
+			return Payload{}, fmt.Errorf("the hook event's %s is not a string", f)
+		}
 	}
 	p := Payload{Event: r.Get("hook_event_name").String(), SessionID: r.Get("session_id").String(),
 		TranscriptPath: r.Get("transcript_path").String(), Cwd: r.Get("cwd").String(),
@@ -176,11 +182,15 @@ func (h *ClaudeCode) handle(ctx context.Context, raw []byte) Response {
 		// Unreadable input: whatever the call is, it is denied.
 		return Deny(err.Error())
 	}
-	switch p.Event {
-	case "PreToolUse":
+	switch {
+	case p.Event == "PreToolUse":
 		return h.pre(ctx, p)
-	case "PostToolUse", "PostToolUseFailure":
+	case p.Event == "PostToolUse", p.Event == "PostToolUseFailure":
 		return h.post(ctx, p)
+	case strings.EqualFold(p.Event, "PreToolUse"), strings.EqualFold(p.Event, "PostToolUse"), strings.EqualFold(p.Event, "PostToolUseFailure"):
+		// Not a spelling Claude Code sends: a reader that disagrees with
+		// the sender must not pick the convenient reading.
+		return Deny(fmt.Sprintf("the hook event's name %q is not one Claude Code sends", p.Event))
 	}
 	return Response{} // other events: untouched
 }
@@ -202,7 +212,11 @@ func (h *ClaudeCode) pre(ctx context.Context, p Payload) Response {
 	}
 	paths := append([]string(nil), h.Histories...)
 	if p.TranscriptPath != "" {
-		paths = append(paths, filepath.Dir(p.TranscriptPath))
+		project := filepath.Dir(p.TranscriptPath)
+		if st, err := os.Stat(project); err != nil || !st.IsDir() {
+			return Deny(fmt.Sprintf("the session's project folder %s (beside transcript_path) is not a folder that can be read", project))
+		}
+		paths = append(paths, project)
 	}
 	if len(paths) == 0 && h.Ledger == nil {
 		return Deny(fmt.Sprintf("the %s call is delivery-shaped and there is no history to check it against (no transcript_path, no --history)", p.Tool))

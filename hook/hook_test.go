@@ -156,15 +156,18 @@ func TestPreToolUse_FailsClosed(t *testing.T) {
 		setup   func(h *hook.ClaudeCode)
 		want    string
 	}{
-		"malformed stdin":   {payload: []byte(`{"hook_event_name": "PreToolUse", "tool_name": `), want: "not valid JSON"},
-		"empty stdin":       {payload: nil, want: "no hook event"},
-		"not an object":     {payload: []byte(`["PreToolUse"]`), want: "not a JSON object"},
-		"no tool name":      {payload: []byte(`{"hook_event_name":"PreToolUse","session_id":"s2"}`), want: "no tool_name"},
-		"unknown content":   {payload: w.payload("PreToolUse", "s2", "upload"), want: "STOP"},
-		"file gone":         {payload: w.payload("PreToolUse", "s2", "upload missing.pdf C024BE91L"), want: "NO_KEY"},
-		"no session":        {payload: []byte(fmt.Sprintf(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"upload report.pdf C1"},"cwd":%q,"transcript_path":%q}`, w.cwd, w.transcri)), want: "no session_id"},
-		"deadline":          {payload: w.payload("PreToolUse", "s2", "upload report.pdf C024BE91L"), setup: func(h *hook.ClaudeCode) { h.Classify, h.Deadline = slow, 200*time.Millisecond }, want: "deadline"},
-		"panic in the gate": {payload: w.payload("PreToolUse", "s2", "upload report.pdf C024BE91L"), setup: func(h *hook.ClaudeCode) { h.Classify = panicky }, want: "internal error"},
+		"malformed stdin":    {payload: []byte(`{"hook_event_name": "PreToolUse", "tool_name": `), want: "not valid JSON"},
+		"empty stdin":        {payload: nil, want: "no hook event"},
+		"not an object":      {payload: []byte(`["PreToolUse"]`), want: "not a JSON object"},
+		"odd event name":     {payload: []byte(`{"hook_event_name":"pretooluse","tool_name":"Bash","session_id":"s2"}`), want: "not one Claude Code sends"},
+		"event not a string": {payload: []byte(`{"hook_event_name":5,"tool_name":"Bash","session_id":"s2"}`), want: "not a string"},
+		"project is a file":  {payload: []byte(fmt.Sprintf(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"upload report.pdf C024BE91L"},"session_id":"s2","cwd":%q,"transcript_path":%q}`, w.cwd, filepath.Join(w.transcri, "x.jsonl"))), want: "not a folder"},
+		"no tool name":       {payload: []byte(`{"hook_event_name":"PreToolUse","session_id":"s2"}`), want: "no tool_name"},
+		"unknown content":    {payload: w.payload("PreToolUse", "s2", "upload"), want: "STOP"},
+		"file gone":          {payload: w.payload("PreToolUse", "s2", "upload missing.pdf C024BE91L"), want: "NO_KEY"},
+		"no session":         {payload: []byte(fmt.Sprintf(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"upload report.pdf C1"},"cwd":%q,"transcript_path":%q}`, w.cwd, w.transcri)), want: "no session_id"},
+		"deadline":           {payload: w.payload("PreToolUse", "s2", "upload report.pdf C024BE91L"), setup: func(h *hook.ClaudeCode) { h.Classify, h.Deadline = slow, 200*time.Millisecond }, want: "deadline"},
+		"panic in the gate":  {payload: w.payload("PreToolUse", "s2", "upload report.pdf C024BE91L"), setup: func(h *hook.ClaudeCode) { h.Classify = panicky }, want: "internal error"},
 		"history unreadable": {payload: w.payload("PreToolUse", "s2", "upload report.pdf C024BE91L"), setup: func(*hook.ClaudeCode) {
 			w.write("s9.jsonl", `{"ts":"2026-12-01T09:00:00Z","task":"s9","type":"task_started"`)
 		}, want: "HISTORY_UNREADABLE"},

@@ -633,8 +633,10 @@ func (c *conventions) intentsOf(r *compiledRule, u unit, tc ToolCall, server, na
 }
 
 func destIDs(r *compiledRule, tc ToolCall, u unit, page string) []string {
-	if id := firstArg(tc.Args, r.Destination.IDArgs); id != "" {
-		return []string{id}
+	if len(r.Destination.IDArgs) > 0 {
+		if ids, present := destArgs(tc.Args, r.Destination.IDArgs); present {
+			return ids
+		}
 	}
 	if r.idPattern != nil {
 		if m := r.idPattern.FindStringSubmatch(u.text); m != nil {
@@ -992,4 +994,48 @@ func checkOutputShown(u unit) bool {
 		}
 	}
 	return true
+}
+
+// destArgs reads every destination argument a call gives, not only the
+// first: a call naming two (channel and channel_id, say) may deliver to
+// either, so each is a destination of its own. A list of strings is a
+// destination each; any other value (an object, a number, a list of
+// anything else) names no destination anyone could check, so the call
+// has none and stays without a key (fail closed). present is false when
+// the call gives none of the arguments.
+func destArgs(args string, paths []string) (ids []string, present bool) {
+	seen := map[string]bool{}
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			ids = append(ids, s)
+		}
+	}
+	for _, p := range paths {
+		v := gjson.Get(args, p)
+		switch {
+		case !v.Exists() || v.Type == gjson.Null || v.Type == gjson.String && v.Str == "":
+			continue
+		case v.Type == gjson.String:
+			present = true
+			add(v.Str)
+		case v.IsArray():
+			present = true
+			ok := true
+			v.ForEach(func(_, e gjson.Result) bool {
+				if e.Type != gjson.String || e.Str == "" {
+					ok = false
+					return false
+				}
+				add(e.Str)
+				return true
+			})
+			if !ok {
+				return nil, true
+			}
+		default:
+			return nil, true
+		}
+	}
+	return ids, present
 }
