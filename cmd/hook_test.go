@@ -354,3 +354,66 @@ func TestHook_PrintSettings(t *testing.T) {
 		}
 	}
 }
+
+// The gate remembers what it saw: the hook's claim records the key it
+// computed at PreToolUse with the tool_use_id, and a transcript naming
+// that id is read with the recorded key, even after the file changed; a
+// reading without the ledger hashes the file as it is now.
+func TestHook_LedgerRemembersTheKeyItSaw(t *testing.T) {
+	w := newHookWorld(t)
+	var call map[string]any
+	for _, p := range w.payloads("hook-pre.jsonl") {
+		if p["tool_use_id"] == "toolu_mock_20aabc4bf73e425f8a6b" { // case 10_mcp_allow
+			call = p
+			break
+		}
+	}
+	if call == nil {
+		t.Fatal("the corpus lacks the MCP upload of case 10")
+	}
+	payload, project, cwd := w.localize(call)
+	l := filepath.Join(t.TempDir(), "ledger.db")
+	if out, stderr, code := runHookWith(t, payload, "--ledger", l); code != 0 || out != "" {
+		t.Fatalf("the first upload: exit %d %q %q", code, out, stderr)
+	}
+	before, err := effect.HashFile(filepath.Join(cwd, "report.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The session's transcript as Claude Code wrote it, moved to this
+	// machine; then the file changes.
+	src := filepath.Join(w.corpus, "sessions/10_mcp_allow/projects/-home-user-work-mcp/7eec9f50-ca05-4f07-b6d3-f57574992299.jsonl")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.ReplaceAll(b, []byte("/home/user"), []byte(w.home))
+	if err := os.WriteFile(filepath.Join(project, "7eec9f50-ca05-4f07-b6d3-f57574992299.jsonl"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(project, "own-"+call["session_id"].(string)+".jsonl"))
+	if err := os.WriteFile(filepath.Join(cwd, "report.pdf"), []byte("other bytes now\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := effect.HashFile(filepath.Join(cwd, "report.pdf"))
+	keysOf := func(args ...string) string {
+		out, stderr, _ := run(t, append([]string{"analyze", "--format", "json", "--fail-on", "none"}, args...)...)
+		var rep struct {
+			Keys []struct{ Key, State string }
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v: %s %s", err, out, stderr)
+		}
+		var ks []string
+		for _, k := range rep.Keys {
+			ks = append(ks, k.Key[len(k.Key)-64:])
+		}
+		return strings.Join(ks, " ")
+	}
+	if got := keysOf(project); !strings.Contains(got, after) || strings.Contains(got, before) {
+		t.Fatalf("without the ledger the call is keyed by the file as it is now (%s), got %s", after[:8], got)
+	}
+	if got := keysOf("--ledger", l, project); strings.Contains(got, after) || !strings.Contains(got, before) {
+		t.Fatalf("with the ledger the call is keyed by what the hook saw (%s), got %s", before[:8], got)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -63,6 +64,7 @@ type config struct {
 	requireChecks  bool
 	stdin          io.Reader
 	extra          []transcripts.Extra
+	ledgers        []func(context.Context) (ledger.Store, error)
 	// anyRules: users' policies need not define the rule a call evaluates.
 	anyRules bool
 }
@@ -178,6 +180,7 @@ func WithLedger(s ledger.Store) Option {
 // input named name, an unreadable history, so every check stops.
 func WithLedgerFrom(name string, get func(context.Context) (ledger.Store, error)) Option {
 	return func(c *config) error {
+		c.ledgers = append(c.ledgers, get)
 		c.extra = append(c.extra, transcripts.Extra{Name: name, Open: func() (io.ReadCloser, error) {
 			s, err := get(context.Background())
 			if err != nil {
@@ -322,6 +325,9 @@ func (g *Gate) facts(paths []string, r read) (*analyzer.Facts, error) {
 	if c.maxProblems == 0 {
 		opt.MaxProblems = -1 // no limit
 	}
+	if len(c.ledgers) > 0 {
+		opt.RecordedKeys = recordedKeys(c.ledgers)
+	}
 	res, err := transcripts.Read(paths, opt, add)
 	if err != nil {
 		return nil, err
@@ -369,4 +375,26 @@ func (c *config) isExtra(path string) bool {
 		}
 	}
 	return false
+}
+
+// recordedKeys reads, from the ledgers' journals, the keys claimed under
+// each caller reference (a hook's tool_use_id), in the order claimed: the
+// reader takes them for that call instead of hashing its files now. A
+// journal that cannot be read gives none (its input then fails as an
+// unreadable history).
+func recordedKeys(ledgers []func(context.Context) (ledger.Store, error)) func(string) []string {
+	keys := map[string][]string{}
+	for _, get := range ledgers {
+		s, err := get(context.Background())
+		if err != nil {
+			continue
+		}
+		_ = s.Journal(context.Background(), "", func(e ledger.Entry) error {
+			if e.Op == ledger.OpClaim && e.Granted && e.Ref != "" && !slices.Contains(keys[e.Ref], e.Key) {
+				keys[e.Ref] = append(keys[e.Ref], e.Key)
+			}
+			return nil
+		})
+	}
+	return func(id string) []string { return keys[id] }
 }

@@ -264,7 +264,8 @@ type toolResult struct {
 
 // conventions turns the tool calls of one input into events.
 type conventions struct {
-	rules   []*compiledRule
+	rules    []*compiledRule
+	recorded func(callID string) []string
 	in      *Input
 	file    string
 	source  string
@@ -301,6 +302,15 @@ type pendingPart struct {
 // conventions returns the rule engine for one input of the run. Pending
 // results and pages are shared by all inputs: a call and its result can sit
 // in different files (Claude Code subagent copies).
+// recordedKeys are the keys a key ledger recorded for a call's id when it
+// was claimed (Options.RecordedKeys), in the order of its intents.
+func (c *conventions) recordedKeys(id string) []string {
+	if c.recorded == nil || id == "" {
+		return nil
+	}
+	return c.recorded(id)
+}
+
 func (rn *run) conventions(in *Input) *conventions {
 	rules := builtin().compiled
 	if p := rn.opt.Profile; p != nil {
@@ -309,7 +319,7 @@ func (rn *run) conventions(in *Input) *conventions {
 			rules = append(append([]*compiledRule{}, p.compiled...), builtin().compiled...)
 		}
 	}
-	return &conventions{rules: rules, in: in, file: in.Path, source: in.Format, emit: rn.emit, count: &in.Events,
+	return &conventions{rules: rules, recorded: rn.opt.RecordedKeys, in: in, file: in.Path, source: in.Format, emit: rn.emit, count: &in.Events,
 		pending: rn.pending, page: rn.page, notices: map[string]bool{}, held: map[string][]Event{},
 		metas: map[string]map[string]string{}}
 }
@@ -555,6 +565,24 @@ func (c *conventions) apply(r *compiledRule, u unit, tc ToolCall, server, name s
 	var intents []string
 	fields := func() map[string]any { return map[string]any{"tool": tc.Name} }
 	dests, contents := c.intentsOf(r, u, tc, server, name)
+	// The gate remembers what it saw: a call a key ledger claimed (a
+	// hook, keyed when it ran) is read with the keys recorded then, not
+	// by hashing its files now, which may hold other bytes.
+	if keys := c.recordedKeys(tc.ID); len(keys) > 0 && !r.Content.empty() {
+		for _, k := range keys {
+			*n++
+			id := "call:" + tc.callName()
+			if *n > 1 {
+				id += fmt.Sprintf("#%d", *n)
+			}
+			c.event(tc.Task, tc.TS, tc.Line, "intent", map[string]any{"intent": id, "key": k})
+			f := fields()
+			f["intent"] = id
+			c.event(tc.Task, tc.TS, tc.Line, r.Evidence, f)
+			intents = append(intents, id)
+		}
+		return pendingPart{rule: r, intents: intents, u: u}, r.Result != ""
+	}
 	for _, dest := range dests {
 		for _, content := range contents {
 			*n++

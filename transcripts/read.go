@@ -56,6 +56,11 @@ type Options struct {
 	// kept. For runs that show no extra field: analyze and check without
 	// users' rules.
 	SpecFieldsOnly bool
+	// RecordedKeys gives the keys a key ledger recorded, when a hook or
+	// tool claimed them, for a recorded call's id (a Claude Code
+	// tool_use_id): the reader takes them instead of hashing the call's
+	// files now, which may have changed since (nil: always hash).
+	RecordedKeys func(callID string) []string
 	// Extra are inputs that are no file: a key ledger's journal, say,
 	// exported as native events when the run reads it.
 	Extra []Extra
