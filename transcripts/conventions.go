@@ -266,14 +266,14 @@ type toolResult struct {
 type conventions struct {
 	rules    []*compiledRule
 	recorded func(callID string) []string
-	in      *Input
-	file    string
-	source  string
-	emit    func(Event)
-	count   *int
-	pending map[string]*pendingCall // call id → what its result means
-	page    map[string]string       // task → last navigated page
-	notices map[string]bool
+	in       *Input
+	file     string
+	source   string
+	emit     func(Event)
+	count    *int
+	pending  map[string]*pendingCall // call id → what its result means
+	page     map[string]string       // task → last navigated page
+	notices  map[string]bool
 
 	// hold: a call's events wait for its result (or the end of the
 	// input), so that a call that never ran leaves no crossing.
