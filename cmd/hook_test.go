@@ -417,3 +417,43 @@ func TestHook_LedgerRemembersTheKeyItSaw(t *testing.T) {
 		t.Fatalf("with the ledger the call is keyed by what the hook saw (%s), got %s", before[:8], got)
 	}
 }
+
+// Claude Code 2.1.197 may write the call a PreToolUse hook is asked about
+// to the transcript before the hook runs (seen by the end-to-end test): the
+// call itself, still without a result, is the question, not a crossing of
+// the session's own (ALREADY_CROSSED denied every first upload). An earlier
+// unanswered call of another id still may have run: denied.
+func TestHook_TheCallAskedAboutIsNotItsOwnCrossing(t *testing.T) {
+	project, cwd := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, "report.pdf"), []byte("%PDF-1.4 r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const session = "5e55-0001"
+	curl := "curl -sS -F file=@report.pdf -F channels=C024BE91L https://slack.example/api/files.upload"
+	line := func(m map[string]any) string {
+		m["sessionId"], m["cwd"], m["timestamp"] = session, cwd, "2026-12-01T08:00:02Z"
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b) + "\n"
+	}
+	tp := filepath.Join(project, session+".jsonl")
+	text := line(map[string]any{"type": "user", "uuid": "u1", "message": map[string]any{"role": "user", "content": "send the report"}}) +
+		line(map[string]any{"type": "assistant", "uuid": "a1", "message": map[string]any{"role": "assistant",
+			"content": []any{map[string]any{"type": "tool_use", "id": "toolu_asked", "name": "Bash", "input": map[string]any{"command": curl}}}}})
+	if err := os.WriteFile(tp, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	payload := func(id string) []byte {
+		b, _ := json.Marshal(map[string]any{"session_id": session, "transcript_path": tp, "cwd": cwd, "hook_event_name": "PreToolUse",
+			"tool_name": "Bash", "tool_input": map[string]any{"command": curl}, "tool_use_id": id})
+		return b
+	}
+	if out, stderr, code := runHookWith(t, payload("toolu_asked")); code != 0 || out != "" {
+		t.Fatalf("the call asked about: exit %d, output %s (%s), want no decision", code, out, stderr)
+	}
+	if reason := hookDenial(t, func() string { o, _, _ := runHookWith(t, payload("toolu_next")); return o }()); reason == "" {
+		t.Fatal("a new call after an unanswered one of another id was not denied")
+	}
+}

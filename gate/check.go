@@ -26,6 +26,11 @@ type Request struct {
 	// AsOf, when set, replays the histories up to that time (overrides
 	// WithAsOf).
 	AsOf time.Time
+	// Asking is the tool call id of the call asking (a Claude Code
+	// PreToolUse hook's tool_use_id): that call, written to its transcript
+	// before the hook runs, is not read as one that may have run while it
+	// has no result (transcripts.Options.Asking).
+	Asking string
 }
 
 // Decision is the gate's answer: the report the CLI renders, the facts it
@@ -88,7 +93,7 @@ func (g *Gate) Check(ctx context.Context, req Request) (d Decision) {
 		return g.failed(req, nil, stageRead, err)
 	}
 	// What check cannot read may be a history: it fails closed on it.
-	facts, err := g.facts(req.Paths, read{specFieldsOnly: g.userLen == 0, strict: true, asOf: req.AsOf})
+	facts, err := g.facts(req.Paths, read{specFieldsOnly: g.userLen == 0, strict: true, asOf: req.AsOf, asking: req.Asking})
 	if err != nil {
 		return g.failed(req, nil, stageRead, err)
 	}

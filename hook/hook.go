@@ -236,7 +236,7 @@ func (h *ClaudeCode) pre(ctx context.Context, p Payload) Response {
 	// the gate stops for any of its deliveries.
 	var keys []*gate.Decision
 	for _, in := range intents {
-		d := h.Gate.Check(ctx, gate.Request{Task: task, Checkpoint: gate.Send, Intent: in, Paths: paths})
+		d := h.Gate.Check(ctx, gate.Request{Task: task, Checkpoint: gate.Send, Intent: in, Paths: paths, Asking: p.ToolUseID})
 		if d.Err != nil || d.Decision != "allow" {
 			return Deny(denial(p, call, d))
 		}

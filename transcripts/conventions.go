@@ -280,7 +280,9 @@ type conventions struct {
 	agentCalls []agentCall                  // Claude Code Task/Agent calls of this input
 	metas      map[string]map[string]string // session → its subagents' .meta.json: toolUseId → agent id
 
-	hold    bool
+	hold bool
+	// asking: ids of calls a PreToolUse hook is asked about (Options.Asking)
+	asking  map[string]bool
 	holding string
 	held    map[string][]Event
 	order   []string
@@ -319,7 +321,13 @@ func (rn *run) conventions(in *Input) *conventions {
 			rules = append(append([]*compiledRule{}, p.compiled...), builtin().compiled...)
 		}
 	}
-	return &conventions{rules: rules, recorded: rn.opt.RecordedKeys, in: in, file: in.Path, source: in.Format, emit: rn.emit, count: &in.Events,
+	asking := map[string]bool{}
+	for _, id := range rn.opt.Asking {
+		if id != "" {
+			asking[id] = true
+		}
+	}
+	return &conventions{asking: asking, rules: rules, recorded: rn.opt.RecordedKeys, in: in, file: in.Path, source: in.Format, emit: rn.emit, count: &in.Events,
 		pending: rn.pending, page: rn.page, notices: map[string]bool{}, held: map[string][]Event{},
 		metas: map[string]map[string]string{}}
 }
@@ -359,6 +367,10 @@ func (c *conventions) release(id string, keep func(Event) bool) {
 // call whose result is not in this input may have run.
 func (c *conventions) flush() {
 	for _, id := range c.order {
+		if c.asking[id] {
+			c.release(id, func(Event) bool { return false }) // the call asked about: not run yet
+			continue
+		}
 		c.release(id, nil)
 	}
 	c.order = nil

@@ -61,6 +61,13 @@ type Options struct {
 	// tool_use_id): the reader takes them instead of hashing the call's
 	// files now, which may have changed since (nil: always hash).
 	RecordedKeys func(callID string) []string
+	// Asking are the tool call ids of calls a PreToolUse hook is being
+	// asked about now. Claude Code may write such a call to its transcript
+	// before the hook runs; a call of these ids still without a result at
+	// the end of an input is the question itself, not a call that may have
+	// run: its events are left out. A call that has a result is read as
+	// usual.
+	Asking []string
 	// Extra are inputs that are no file: a key ledger's journal, say,
 	// exported as native events when the run reads it.
 	Extra []Extra
