@@ -98,6 +98,22 @@ func (l *ledgerFlags) print(w io.Writer, a ops.Answer) error {
 	return nil
 }
 
+// answer opens the ledger, runs one operation in it and prints the answer:
+// exit 0 granted, 1 refused, 2 when the store did not answer.
+func (l *ledgerFlags) answer(env Env, op string, do func(context.Context, ledger.Store) (ledger.Result, error)) error {
+	ctx := context.Background()
+	s, err := l.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	r, err := do(ctx, s)
+	if err != nil {
+		return storeFailed(s, op, err)
+	}
+	return l.print(env.Stdout, ops.AnswerOf(op, s, r))
+}
+
 // keyOf is the key the flags name: --key, or an intent's flags.
 func keyOf(f *intentFlags) (string, error) {
 	k, err := f.intent().ComputeKey()
@@ -225,17 +241,7 @@ expired lease refuses (EXPIRED). Do not act unless it exits 0.`,
 			if err != nil {
 				return fail(ExitError, "cross: %v", err)
 			}
-			ctx := context.Background()
-			s, err := l.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			r, err := s.Cross(ctx, req)
-			if err != nil {
-				return storeFailed(s, "cross", err)
-			}
-			return l.print(env.Stdout, ops.AnswerOf("cross", s, r))
+			return l.answer(env, "cross", func(ctx context.Context, s ledger.Store) (ledger.Result, error) { return s.Cross(ctx, req) })
 		},
 	}
 	l.register(cmd)
@@ -269,17 +275,7 @@ not crossed (after cross it is refused and the scope stays consumed).`,
 			if err != nil {
 				return fail(ExitError, "settle: %v", err)
 			}
-			ctx := context.Background()
-			s, err := l.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			r, err := s.Settle(ctx, req)
-			if err != nil {
-				return storeFailed(s, "settle", err)
-			}
-			return l.print(env.Stdout, ops.AnswerOf("settle", s, r))
+			return l.answer(env, "settle", func(ctx context.Context, s ledger.Store) (ledger.Result, error) { return s.Settle(ctx, req) })
 		},
 	}
 	l.register(cmd)
@@ -305,17 +301,7 @@ func newAuthorize(env Env) *cobra.Command {
 			if err != nil {
 				return fail(ExitError, "authorize: %v", err)
 			}
-			ctx := context.Background()
-			s, err := l.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			r, err := s.Authorize(ctx, req)
-			if err != nil {
-				return storeFailed(s, "authorize", err)
-			}
-			return l.print(env.Stdout, ops.AnswerOf("authorize", s, r))
+			return l.answer(env, "authorize", func(ctx context.Context, s ledger.Store) (ledger.Result, error) { return s.Authorize(ctx, req) })
 		},
 	}
 	l.register(cmd)
