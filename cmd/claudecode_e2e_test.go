@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -26,7 +27,37 @@ import (
 // never runs, the CLI's stream shows the "effectlint:" reason, and check and
 // analyze read session 2's call as a stop, not a crossing. Without the
 // variable the test skips, unless EFFECTLINT_REQUIRE_CLAUDE_CODE=1.
-func TestClaudeCode_E2E_HookDeniesTheSecondUpload(t *testing.T) {
+func TestClaudeCode_E2E_HookDeniesTheSecondUpload(t *testing.T) { e2eUploads(t, false) }
+
+// The same through an MCP upload tool (a stub server on the official
+// TypeScript SDK, which .ci/run installs for the MCP tests): the second
+// session's call never reaches the tool.
+func TestClaudeCode_E2E_HookDeniesTheSecondMCPUpload(t *testing.T) {
+	sdk := os.Getenv("EFFECTLINT_NODE_MCP")
+	if sdk == "" {
+		if os.Getenv("EFFECTLINT_REQUIRE_NODE_MCP") == "1" {
+			t.Fatal("EFFECTLINT_NODE_MCP is not set, and EFFECTLINT_REQUIRE_NODE_MCP=1 (see .ci/run)")
+		}
+		t.Skip("EFFECTLINT_NODE_MCP is not set (the folder where @modelcontextprotocol/sdk is installed)")
+	}
+	e2eUploads(t, true)
+}
+
+// uploaderMCP is a stdio MCP server with one tool, upload_file {channel,
+// path}, that only records its calls.
+const uploaderMCP = `import { McpServer } from "SDK/node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp.js";
+import { StdioServerTransport } from "SDK/node_modules/@modelcontextprotocol/sdk/dist/esm/server/stdio.js";
+import { z } from "SDK/node_modules/zod/index.js";
+import { appendFileSync } from "node:fs";
+const server = new McpServer({ name: "uploader", version: "0.0.1" });
+server.registerTool("upload_file", { description: "Upload a file to a chat channel",
+  inputSchema: { channel: z.string(), path: z.string() } },
+  async ({ channel, path }) => { appendFileSync(LOG, JSON.stringify({ channel, path }) + "\n");
+    return { content: [{ type: "text", text: "uploaded " + path + " to " + channel }] }; });
+await server.connect(new StdioServerTransport());
+`
+
+func e2eUploads(t *testing.T, viaMCP bool) {
 	claude := os.Getenv("EFFECTLINT_CLAUDE_CODE")
 	if claude == "" {
 		if os.Getenv("EFFECTLINT_REQUIRE_CLAUDE_CODE") == "1" {
@@ -65,6 +96,21 @@ func TestClaudeCode_E2E_HookDeniesTheSecondUpload(t *testing.T) {
 
 	const upload = "curl -sS -F file=@report.pdf -F channels=C024BE91L https://slack.example/api/files.upload"
 	api := &scriptedAPI{t: t, command: upload}
+	allowed := []string{"--allowedTools", "Bash"}
+	if viaMCP {
+		// The stub MCP server's calls are the runs.
+		script := strings.NewReplacer("SDK", os.Getenv("EFFECTLINT_NODE_MCP"), "LOG", strconv.Quote(ranLog)).Replace(uploaderMCP)
+		if err := os.WriteFile(filepath.Join(root, "uploader.mjs"), []byte(script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"uploader": map[string]any{
+			"command": "node", "args": []string{filepath.Join(root, "uploader.mjs")}}}})
+		if err := os.WriteFile(filepath.Join(root, "mcp.json"), cfg, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		api.tool, api.input = "mcp__uploader__upload_file", map[string]any{"channel": "C024BE91L", "path": "report.pdf"}
+		allowed = []string{"--mcp-config", filepath.Join(root, "mcp.json"), "--allowedTools", "mcp__uploader__upload_file,WaitForMcpServers"}
+	}
 	srv := httptest.NewServer(api)
 	defer srv.Close()
 
@@ -80,8 +126,8 @@ func TestClaudeCode_E2E_HookDeniesTheSecondUpload(t *testing.T) {
 	session := func(n int, prompt string) (string, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 		defer cancel()
-		c := exec.CommandContext(ctx, claude, "-p", prompt,
-			"--output-format", "stream-json", "--verbose", "--allowedTools", "Bash")
+		c := exec.CommandContext(ctx, claude, append([]string{"-p", prompt,
+			"--output-format", "stream-json", "--verbose"}, allowed...)...)
 		c.Dir, c.Env = project, env
 		var out, errOut strings.Builder
 		c.Stdout, c.Stderr = &out, &errOut
@@ -116,18 +162,18 @@ func TestClaudeCode_E2E_HookDeniesTheSecondUpload(t *testing.T) {
 	}
 	s1, res1 := session(1, ask)
 	if runs() != 1 {
-		t.Fatalf("session 1 (%s): curl ran %d times, want 1 (tool results: %s; requests: %v)", s1, runs(), res1, api.seen())
+		t.Fatalf("session 1 (%s): the upload ran %d times, want 1 (tool results: %s; requests: %v)", s1, runs(), res1, api.seen())
 	}
 	if strings.Contains(res1, "effectlint:") {
 		t.Fatalf("session 1 was denied: %s", res1)
 	}
-	t.Logf("session 1 %s: curl ran, tool result %s", s1, res1)
+	t.Logf("session 1 %s: the upload ran, tool result %s", s1, res1)
 	s2, res2 := session(2, ask)
 	if s2 == s1 {
 		t.Fatalf("session 2 is session 1 (%s)", s1)
 	}
 	if runs() != 1 {
-		t.Fatalf("session 2 (%s): curl ran again (%d runs in all); tool results: %s", s2, runs(), res2)
+		t.Fatalf("session 2 (%s): the upload ran again (%d runs in all); tool results: %s", s2, runs(), res2)
 	}
 	if !strings.Contains(res2, "effectlint:") {
 		t.Fatalf("session 2 (%s): no effectlint denial in its tool results: %s", s2, res2)
@@ -220,9 +266,14 @@ func streamSession(t *testing.T, stream string) (string, string) {
 type scriptedAPI struct {
 	t       *testing.T
 	command string
-	mu      sync.Mutex
-	log     []string
-	n       int
+	// tool and input, when tool is set, are the upload's tool_use instead
+	// of Bash with command (an MCP tool: until the CLI offers it, the
+	// script asks for WaitForMcpServers first).
+	tool  string
+	input map[string]any
+	mu    sync.Mutex
+	log   []string
+	n     int
 }
 
 func (a *scriptedAPI) seen() []string {
@@ -243,14 +294,23 @@ func (a *scriptedAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		} `json:"messages"`
 	}
 	_ = json.Unmarshal(body, &req)
-	hasBash, hasResult := false, false
+	tool, input := "Bash", map[string]any{"command": a.command, "description": "Upload report.pdf to Slack"}
+	if a.tool != "" {
+		tool, input = a.tool, a.input
+	}
+	hasTool, hasWait, hasResult := false, false, false
 	for _, tl := range req.Tools {
-		if tl.Name == "Bash" {
-			hasBash = true
+		switch tl.Name {
+		case tool:
+			hasTool = true
+		case "WaitForMcpServers":
+			hasWait = true
 		}
 	}
 	for _, m := range req.Messages {
-		if m.Role == "user" && strings.Contains(string(m.Content), `"tool_result"`) {
+		// A result of the upload (not of the wait for MCP servers) ends
+		// the turn.
+		if c := string(m.Content); m.Role == "user" && strings.Contains(c, `"tool_result"`) && strings.Contains(c, `"toolu_e2e_`) {
 			hasResult = true
 		}
 	}
@@ -263,8 +323,10 @@ func (a *scriptedAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		kind = "404"
 	case hasResult:
 		kind = "text after tool_result"
-	case hasBash && strings.Contains(string(body), "Upload report.pdf"):
+	case hasTool && strings.Contains(string(body), "Upload report.pdf"):
 		kind = "tool_use"
+	case a.tool != "" && hasWait && strings.Contains(string(body), "Upload report.pdf"):
+		kind = "wait"
 	}
 	a.log = append(a.log, fmt.Sprintf("%s %s (model %s, stream %v, %d tools, %d messages) -> %s", r.Method, r.URL.RequestURI(), req.Model, req.Stream, len(req.Tools), len(req.Messages), kind))
 	a.mu.Unlock()
@@ -289,13 +351,18 @@ func (a *scriptedAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"usage": map[string]any{"input_tokens": 10, "output_tokens": 1},
 	}})
 	stop := "end_turn"
-	if kind == "tool_use" {
+	switch kind {
+	case "tool_use", "wait":
 		stop = "tool_use"
-		input, _ := json.Marshal(map[string]any{"command": a.command, "description": "Upload report.pdf to Slack"})
+		id, name := fmt.Sprintf("toolu_e2e_%d", n), tool
+		if kind == "wait" {
+			id, name, input = fmt.Sprintf("toolu_wait_%d", n), "WaitForMcpServers", map[string]any{"servers": []string{"uploader"}}
+		}
+		in, _ := json.Marshal(input)
 		ev("content_block_start", map[string]any{"index": 0, "content_block": map[string]any{
-			"type": "tool_use", "id": fmt.Sprintf("toolu_e2e_%d", n), "name": "Bash", "input": map[string]any{}}})
-		ev("content_block_delta", map[string]any{"index": 0, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(input)}})
-	} else {
+			"type": "tool_use", "id": id, "name": name, "input": map[string]any{}}})
+		ev("content_block_delta", map[string]any{"index": 0, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(in)}})
+	default:
 		ev("content_block_start", map[string]any{"index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
 		ev("content_block_delta", map[string]any{"index": 0, "delta": map[string]any{"type": "text_delta", "text": "Done."}})
 	}
