@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"errors"
-	"io"
 	"time"
 
 	"github.com/effectlint/effectlint/gate"
@@ -91,10 +90,8 @@ func gateFailed(err error) error {
 // HISTORY_UNREADABLE and analyze reports it.
 func (c *commonFlags) ledgerOption() gate.Option {
 	s, err := ledger.Open(context.Background(), c.ledger, ledger.Config{Existing: true})
-	if err != nil {
-		name := "ledger:" + ledger.Redact(c.ledger)
-		return gate.WithExtraInput(name, func() (io.ReadCloser, error) { return nil, err })
+	if err == nil {
+		c.closers = append(c.closers, func() { s.Close() })
 	}
-	c.closers = append(c.closers, func() { s.Close() })
-	return gate.WithLedger(s)
+	return gate.WithLedgerFrom("ledger:"+ledger.Redact(c.ledger), func(context.Context) (ledger.Store, error) { return s, err })
 }

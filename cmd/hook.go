@@ -102,11 +102,7 @@ func runHook(env Env, c *commonFlags, p *policyFlags, histories []string, ledger
 		select {
 		case resp = <-done:
 		case <-timer.C:
-			if pl, err := hook.ParsePayload(raw); err == nil && pl.Event != "PreToolUse" {
-				resp = hook.Response{Exit: 2, Message: fmt.Sprintf("effectlint: no answer within %s", deadline)}
-			} else {
-				resp = hook.Deny(fmt.Sprintf("no decision within the hook's deadline of %s: denied to be safe (raise --deadline, and the hook's timeout above it)", deadline))
-			}
+			resp = hook.TimedOut(raw, deadline)
 		}
 	}
 	if len(resp.Output) > 0 {
@@ -208,14 +204,14 @@ func shellQuote(s string) string {
 // conventions (transcripts.ClassifyClaudeCodeCall: the reader's own code
 // path), the built-in ones and --profile's.
 func classifyClaudeCode(c *commonFlags) hook.Classifier {
+	var prof *transcripts.Profile
+	var profErr error
+	if c.profile != "" {
+		prof, profErr = transcripts.LoadProfile(c.profile)
+	}
 	return func(tool string, input []byte, cwd string) (hook.Call, error) {
-		var prof *transcripts.Profile
-		if c.profile != "" {
-			p, err := transcripts.LoadProfile(c.profile)
-			if err != nil {
-				return hook.Call{}, err
-			}
-			prof = p
+		if profErr != nil {
+			return hook.Call{}, profErr
 		}
 		cl := transcripts.ClassifyClaudeCodeCall(transcripts.ClaudeCodeCall{Session: "hook", ToolUseID: "pending", Name: tool, Input: input, Cwd: cwd}, prof)
 		call := hook.Call{Delivery: cl.Delivery}

@@ -156,16 +156,6 @@ func WithPoliciesOfEitherKind() Option {
 	return func(c *config) error { c.anyRules = true; return nil }
 }
 
-// WithExtraInput adds an input that is no file: open is called on every
-// read, and its failing is a problem of that input (an unreadable
-// history).
-func WithExtraInput(name string, open func() (io.ReadCloser, error)) Option {
-	return func(c *config) error {
-		c.extra = append(c.extra, transcripts.Extra{Name: name, Open: open})
-		return nil
-	}
-}
-
 // WithLedger adds a key ledger's journal to the histories (SPEC §9): its
 // operations read as effectlint/v1 events (ledger.Export), so the rules
 // decide over the ledger and the transcripts together. A ledger that
@@ -387,18 +377,23 @@ func (c *config) isExtra(path string) bool {
 // journal that cannot be read gives none (its input then fails as an
 // unreadable history).
 func recordedKeys(ledgers []func(context.Context) (ledger.Store, error)) func(string) []string {
-	keys := map[string][]string{}
-	for _, get := range ledgers {
-		s, err := get(context.Background())
-		if err != nil {
-			continue
-		}
-		_ = s.Journal(context.Background(), "", func(e ledger.Entry) error {
-			if e.Op == ledger.OpClaim && e.Granted && e.Ref != "" && !slices.Contains(keys[e.Ref], e.Key) {
-				keys[e.Ref] = append(keys[e.Ref], e.Key)
+	// Read when the first recorded call with an id asks, not before: a
+	// run over native histories alone never reads the journal twice.
+	keys := sync.OnceValue(func() map[string][]string {
+		keys := map[string][]string{}
+		for _, get := range ledgers {
+			s, err := get(context.Background())
+			if err != nil {
+				continue
 			}
-			return nil
-		})
-	}
-	return func(id string) []string { return keys[id] }
+			_ = s.Journal(context.Background(), "", func(e ledger.Entry) error {
+				if e.Op == ledger.OpClaim && e.Granted && e.Ref != "" && !slices.Contains(keys[e.Ref], e.Key) {
+					keys[e.Ref] = append(keys[e.Ref], e.Key)
+				}
+				return nil
+			})
+		}
+		return keys
+	})
+	return func(id string) []string { return keys()[id] }
 }

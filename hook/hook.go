@@ -168,12 +168,18 @@ func (h *ClaudeCode) Handle(ctx context.Context, raw []byte) (resp Response) {
 		// The gate may still be working; its answer is not awaited. A
 		// claim it makes after this point is never crossed: the lease
 		// runs out and frees the scope.
-		p, _ := ParsePayload(raw)
-		if p.Event != "" && p.Event != "PreToolUse" {
-			return Response{Exit: 2, Message: fmt.Sprintf("effectlint: no answer within %s", deadline)}
-		}
-		return Deny(fmt.Sprintf("no decision within the hook's deadline of %s: denied to be safe (raise --deadline, and the hook's timeout above it)", deadline))
+		return TimedOut(raw, deadline)
 	}
+}
+
+// TimedOut is the answer of a hook that ran out of its deadline: a
+// PreToolUse (or an event it cannot read) is denied; a later event can
+// block nothing and says so on stderr.
+func TimedOut(raw []byte, deadline time.Duration) Response {
+	if p, err := ParsePayload(raw); err == nil && p.Event != "PreToolUse" {
+		return Response{Exit: 2, Message: fmt.Sprintf("effectlint: no answer within %s", deadline)}
+	}
+	return Deny(fmt.Sprintf("no decision within the hook's deadline of %s: denied to be safe (raise --deadline, and the hook's timeout above it)", deadline))
 }
 
 func (h *ClaudeCode) handle(ctx context.Context, raw []byte) Response {
@@ -234,7 +240,7 @@ func (h *ClaudeCode) pre(ctx context.Context, p Payload) Response {
 	}
 	// Every intent first, then the ledger: nothing is claimed for a call
 	// the gate stops for any of its deliveries.
-	var keys []*gate.Decision
+	var decisions []*gate.Decision
 	for _, in := range intents {
 		d := h.Gate.Check(ctx, gate.Request{Task: task, Checkpoint: gate.Send, Intent: in, Paths: paths, Asking: p.ToolUseID})
 		if d.Err != nil || d.Decision != "allow" {
@@ -243,12 +249,12 @@ func (h *ClaudeCode) pre(ctx context.Context, p Payload) Response {
 		if h.Ledger != nil && (d.Key == nil || *d.Key == "") {
 			return Deny(fmt.Sprintf("the %s call has no key to claim", p.Tool))
 		}
-		keys = append(keys, &d)
+		decisions = append(decisions, &d)
 	}
 	if h.Ledger == nil {
 		return Response{Decision: "allow"}
 	}
-	for i, d := range keys {
+	for i, d := range decisions {
 		if r, ok := h.claimAndCross(ctx, p, task, intents[i], *d); !ok {
 			return r
 		}

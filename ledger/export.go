@@ -69,7 +69,6 @@ type exporter struct {
 	holds   map[[2]string]*hold
 	held    map[string]int
 	running map[string]bool
-	started map[string]bool
 	last    map[string]time.Time
 	// terminal is the state each settled scope was last given, so a
 	// settle repeated (granted, changing nothing) is not written twice.
@@ -79,7 +78,7 @@ type exporter struct {
 
 func newExporter(w io.Writer) *exporter {
 	return &exporter{bw: bufio.NewWriter(w), holds: map[[2]string]*hold{}, held: map[string]int{},
-		running: map[string]bool{}, started: map[string]bool{}, last: map[string]time.Time{},
+		running: map[string]bool{}, last: map[string]time.Time{},
 		terminal: map[[2]string]State{}}
 }
 
@@ -175,7 +174,6 @@ func (x *exporter) start(task string, at time.Time) {
 	}
 	x.running[task] = true
 	x.emit(at, task, "task_started", map[string]any{"relation": "root"})
-	x.started[task] = true
 }
 
 func (x *exporter) entry(e Entry) error {

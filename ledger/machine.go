@@ -156,12 +156,8 @@ func ApplySettle(rec Record, exists bool, req SettleRequest, now time.Time) Resu
 		}
 		return settled(SendStatusUnknown)
 	case NotCrossed:
-		rec2, expired := expire(rec, now)
-		if rec2.State.Consumed() {
-			r := refuse(rec2, AlreadyCrossed, "the scope was crossed under token %d: it stays %s (evidence beats a label)", rec2.CrossedToken, rec2.State)
-			if rec2.State == SentVerified || rec2.State == SendStatusUnknown && rec2.CrossedToken == 0 {
-				r.Reasons[0].Message = fmt.Sprintf("the scope is %s: it stays consumed", rec2.State)
-			}
+		if after, expired := expire(rec, now); after.State.Consumed() {
+			r := refuse(after, AlreadyCrossed, "the scope is %s (crossed under token %d): it stays consumed, evidence beats a label", after.State, after.CrossedToken)
 			r.changed = expired
 			return r
 		}
