@@ -307,6 +307,11 @@ func (h *ClaudeCode) post(ctx context.Context, p Payload) Response {
 	if h.Ledger == nil || p.ToolUseID == "" {
 		return Response{}
 	}
+	// Only a delivery-shaped call was claimed: the others (every Read, ls,
+	// Edit a session makes) need not search the journal.
+	if call, err := h.Classify(p.Tool, p.Input, p.Cwd); err == nil && !call.Delivery {
+		return Response{}
+	}
 	claims, err := ledger.ClaimsOfRef(ctx, h.Ledger, p.ToolUseID)
 	if err != nil {
 		return Response{Exit: 2, Message: fmt.Sprintf("effectlint: the key ledger could not be read to settle %s: %v (the scope stays consumed)", p.ToolUseID, err)}
