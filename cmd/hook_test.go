@@ -456,4 +456,25 @@ func TestHook_TheCallAskedAboutIsNotItsOwnCrossing(t *testing.T) {
 	if reason := hookDenial(t, func() string { o, _, _ := runHookWith(t, payload("toolu_next")); return o }()); reason == "" {
 		t.Fatal("a new call after an unanswered one of another id was not denied")
 	}
+	// Only the asking session's own call, and only while nothing follows
+	// it (an adversarial review: another session carrying the same id, or
+	// the session having gone on past the call, were let through).
+	other := func(id string) []byte {
+		var m map[string]any
+		_ = json.Unmarshal(payload(id), &m)
+		m["session_id"] = "5e55-0002"
+		b, _ := json.Marshal(m)
+		return b
+	}
+	if reason := hookDenial(t, func() string { o, _, _ := runHookWith(t, other("toolu_asked")); return o }()); reason == "" {
+		t.Fatal("another session asking with the pending call's id was not denied")
+	}
+	text += line(map[string]any{"type": "assistant", "uuid": "a2", "message": map[string]any{"role": "assistant",
+		"content": []any{map[string]any{"type": "text", "text": "done"}}}})
+	if err := os.WriteFile(tp, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if reason := hookDenial(t, func() string { o, _, _ := runHookWith(t, payload("toolu_asked")); return o }()); reason == "" {
+		t.Fatal("the session went on past the call, yet asking about it again was not denied")
+	}
 }

@@ -93,7 +93,7 @@ func (g *Gate) Check(ctx context.Context, req Request) (d Decision) {
 		return g.failed(req, nil, stageRead, err)
 	}
 	// What check cannot read may be a history: it fails closed on it.
-	facts, err := g.facts(req.Paths, read{specFieldsOnly: g.userLen == 0, strict: true, asOf: req.AsOf, asking: req.Asking})
+	facts, err := g.facts(req.Paths, read{specFieldsOnly: g.userLen == 0, strict: true, asOf: req.AsOf, asking: transcripts.AskingCall{Task: req.Task, ID: req.Asking}})
 	if err != nil {
 		return g.failed(req, nil, stageRead, err)
 	}

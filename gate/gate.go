@@ -283,7 +283,7 @@ type read struct {
 	specFieldsOnly bool
 	strict         bool
 	asOf           time.Time
-	asking         string
+	asking         transcripts.AskingCall
 }
 
 // facts reads the inputs and builds the facts.
@@ -313,8 +313,8 @@ func (g *Gate) facts(paths []string, r read) (*analyzer.Facts, error) {
 	opt := transcripts.Options{Stdin: stdin, MaxLineBytes: c.maxLineBytes, InputFormat: c.inputFormat, MaxProblems: c.maxProblems,
 		SpecFieldsOnly: r.specFieldsOnly, Ignore: c.ignore, UnrecognizedIsProblem: r.strict, AsOf: asOf, Profile: c.profile,
 		Extra: c.extra}
-	if r.asking != "" {
-		opt.Asking = []string{r.asking}
+	if r.asking.ID != "" {
+		opt.Asking = r.asking
 	}
 	if c.maxProblems == 0 {
 		opt.MaxProblems = -1 // no limit

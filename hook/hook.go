@@ -27,6 +27,7 @@ import (
 	"github.com/effectlint/effectlint/analyzer"
 	"github.com/effectlint/effectlint/gate"
 	"github.com/effectlint/effectlint/ledger"
+	"github.com/effectlint/effectlint/transcripts"
 )
 
 // DefaultDeadline is the hook's own time limit. Claude Code's default
@@ -110,13 +111,14 @@ func ParsePayload(b []byte) (Payload, error) {
 	return p, nil
 }
 
-// Task is the task the call belongs to: the subagent inside one (its
-// session_id is the parent's), else the session.
+// Task is the task the call belongs to, named as the Claude Code reader
+// names it: the subagent inside its session (its session_id is the
+// parent's), else the session.
 func (p Payload) Task() string {
-	if p.AgentID != "" {
-		return p.AgentID
+	if p.SessionID == "" {
+		return "" // a subagent's task is named within its session
 	}
-	return p.SessionID
+	return transcripts.ClaudeCodeTask(p.SessionID, p.AgentID)
 }
 
 // Response is the hook's answer. Output is written to standard output

@@ -164,11 +164,16 @@ type claudeLine struct {
 	num                 int
 }
 
-func (l claudeLine) task() string {
-	if l.agent == "" {
-		return l.session
+func (l claudeLine) task() string { return ClaudeCodeTask(l.session, l.agent) }
+
+// ClaudeCodeTask is the task id the Claude Code reader gives a session, or
+// a subagent inside it (agent non-empty): a hook asks the gate about the
+// same task the transcript records.
+func ClaudeCodeTask(session, agent string) string {
+	if agent == "" {
+		return session
 	}
-	return l.session + "/agent-" + l.agent
+	return session + "/agent-" + agent
 }
 
 // once reports whether key is seen for the first time in this run.
@@ -292,6 +297,7 @@ func claudeVariant(typ string, known map[string]bool) string {
 }
 
 func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
+	conv.wrote(l.task(), l.num)
 	if l.agent == "" && rn.copiedFrom(l.session, r) != "" {
 		rn.claudeCopy(conv, l, r) // a fork's copy of its parent's line: read as the parent's
 		return

@@ -281,11 +281,13 @@ type conventions struct {
 	metas      map[string]map[string]string // session → its subagents' .meta.json: toolUseId → agent id
 
 	hold bool
-	// asking: ids of calls a PreToolUse hook is asked about (Options.Asking)
-	asking  map[string]bool
-	holding string
-	held    map[string][]Event
-	order   []string
+	// asking: the call a PreToolUse hook is asked about (Options.Asking);
+	// lastLine: the last line each task wrote in this input.
+	asking   AskingCall
+	lastLine map[string]int
+	holding  string
+	held     map[string][]Event
+	order    []string
 }
 
 // pendingCall is what a call's result will mean, for each judged part.
@@ -321,13 +323,7 @@ func (rn *run) conventions(in *Input) *conventions {
 			rules = append(append([]*compiledRule{}, p.compiled...), builtin().compiled...)
 		}
 	}
-	asking := map[string]bool{}
-	for _, id := range rn.opt.Asking {
-		if id != "" {
-			asking[id] = true
-		}
-	}
-	return &conventions{asking: asking, rules: rules, recorded: rn.opt.RecordedKeys, in: in, file: in.Path, source: in.Format, emit: rn.emit, count: &in.Events,
+	return &conventions{asking: rn.opt.Asking, lastLine: map[string]int{}, rules: rules, recorded: rn.opt.RecordedKeys, in: in, file: in.Path, source: in.Format, emit: rn.emit, count: &in.Events,
 		pending: rn.pending, page: rn.page, notices: map[string]bool{}, held: map[string][]Event{},
 		metas: map[string]map[string]string{}}
 }
@@ -367,13 +363,39 @@ func (c *conventions) release(id string, keep func(Event) bool) {
 // call whose result is not in this input may have run.
 func (c *conventions) flush() {
 	for _, id := range c.order {
-		if c.asking[id] {
+		if c.isAsked(id) {
 			c.release(id, func(Event) bool { return false }) // the call asked about: not run yet
 			continue
 		}
 		c.release(id, nil)
 	}
 	c.order = nil
+}
+
+// isAsked: the held call id is the one a hook is asked about, of the
+// asking task, and the last line that task wrote here (nothing after it:
+// the session has not gone on past it, so it cannot have run).
+func (c *conventions) isAsked(id string) bool {
+	if c.asking.ID == "" || id != c.asking.ID {
+		return false
+	}
+	evs := c.held[id]
+	if len(evs) == 0 {
+		return false
+	}
+	for _, e := range evs {
+		if e.Task != c.asking.Task || e.Line < c.lastLine[e.Task] {
+			return false
+		}
+	}
+	return true
+}
+
+// wrote notes a line of a task (isAsked).
+func (c *conventions) wrote(task string, line int) {
+	if line > c.lastLine[task] {
+		c.lastLine[task] = line
+	}
 }
 
 // Lifecycle events (task_started, interrupted, ...) of foreign formats.

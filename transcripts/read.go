@@ -61,17 +61,21 @@ type Options struct {
 	// tool_use_id): the reader takes them instead of hashing the call's
 	// files now, which may have changed since (nil: always hash).
 	RecordedKeys func(callID string) []string
-	// Asking are the tool call ids of calls a PreToolUse hook is being
-	// asked about now. Claude Code may write such a call to its transcript
-	// before the hook runs; a call of these ids still without a result at
-	// the end of an input is the question itself, not a call that may have
-	// run: its events are left out. A call that has a result is read as
-	// usual.
-	Asking []string
+	// Asking is the call a PreToolUse hook is being asked about now: its
+	// task and tool call id. Claude Code may write that call to its
+	// transcript before the hook runs; when it is that task's call, still
+	// without a result, and the last line the task wrote, it is the
+	// question itself, not a call that may have run, and its events are
+	// left out. Any other call of that id (another task's, one the session
+	// went on past, one with a result) is read as usual.
+	Asking AskingCall
 	// Extra are inputs that are no file: a key ledger's journal, say,
 	// exported as native events when the run reads it.
 	Extra []Extra
 }
+
+// AskingCall names the call a hook is asked about (Options.Asking).
+type AskingCall struct{ Task, ID string }
 
 // Extra is an input read from Open (as native events unless detected
 // otherwise). Open failing is a problem of the input, as an unreadable
