@@ -14,6 +14,7 @@ import (
 
 	"github.com/effectlint/effectlint/effect"
 	"github.com/effectlint/effectlint/internal/sharedtest"
+	"github.com/effectlint/effectlint/ledger/ledgertest"
 	"github.com/effectlint/effectlint/transcripts"
 )
 
@@ -415,6 +416,20 @@ func TestHook_LedgerRemembersTheKeyItSaw(t *testing.T) {
 	}
 	if got := keysOf("--ledger", l, project); strings.Contains(got, after) || !strings.Contains(got, before) {
 		t.Fatalf("with the ledger the call is keyed by what the hook saw (%s), got %s", before[:8], got)
+	}
+	// A claim under the same id by another task, for another key, does not
+	// re-key the session's call (an adversarial review: it hid the
+	// crossing, and a duplicate was allowed).
+	l2 := filepath.Join(t.TempDir(), "foreign.db")
+	foreign := ledgertest.Key(77)
+	if _, stderr, code := cli(t, "claim", "--ledger", l2, "--task", "unrelated", "--key", foreign, "--ref", "toolu_mock_20aabc4bf73e425f8a6b"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if _, stderr, code := cli(t, "cross", "--ledger", l2, "--key", foreign, "--token", "1"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if got := keysOf("--ledger", l2, project); !strings.Contains(got, after) {
+		t.Fatalf("a foreign claim under the call's id re-keyed it: %s, want %s among the keys", got, after[:8])
 	}
 }
 

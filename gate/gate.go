@@ -372,28 +372,50 @@ func (c *config) isExtra(path string) bool {
 }
 
 // recordedKeys reads, from the ledgers' journals, the keys claimed under
-// each caller reference (a hook's tool_use_id), in the order claimed: the
-// reader takes them for that call instead of hashing its files now. A
+// each caller reference (a hook's tool_use_id), in the order claimed, with
+// the claiming task: the reader takes them for that task's call instead
+// of hashing its files now. Only a claim that crossed under its token
+// counts (a released or never crossed claim recorded no delivery). A
 // journal that cannot be read gives none (its input then fails as an
 // unreadable history).
-func recordedKeys(ledgers []func(context.Context) (ledger.Store, error)) func(string) []string {
+func recordedKeys(ledgers []func(context.Context) (ledger.Store, error)) func(string) []transcripts.RecordedKey {
 	// Read when the first recorded call with an id asks, not before: a
 	// run over native histories alone never reads the journal twice.
-	keys := sync.OnceValue(func() map[string][]string {
-		keys := map[string][]string{}
+	keys := sync.OnceValue(func() map[string][]transcripts.RecordedKey {
+		type grant struct {
+			key, scope string
+			token      int64
+		}
+		claims := map[grant]transcripts.RecordedKey{}
+		refs := map[grant]string{}
+		var order []grant
+		crossed := map[grant]bool{}
 		for _, get := range ledgers {
 			s, err := get(context.Background())
 			if err != nil {
 				continue
 			}
 			_ = s.Journal(context.Background(), "", func(e ledger.Entry) error {
-				if e.Op == ledger.OpClaim && e.Granted && e.Ref != "" && !slices.Contains(keys[e.Ref], e.Key) {
-					keys[e.Ref] = append(keys[e.Ref], e.Key)
+				g := grant{e.Key, e.Scope, e.Token}
+				switch {
+				case e.Op == ledger.OpClaim && e.Granted && e.Ref != "":
+					if _, ok := claims[g]; !ok {
+						order = append(order, g)
+					}
+					claims[g], refs[g] = transcripts.RecordedKey{Key: e.Key, Task: e.Task}, e.Ref
+				case e.Op == ledger.OpCross && e.Granted:
+					crossed[g] = true
 				}
 				return nil
 			})
 		}
-		return keys
+		out := map[string][]transcripts.RecordedKey{}
+		for _, g := range order {
+			if crossed[g] && !slices.Contains(out[refs[g]], claims[g]) {
+				out[refs[g]] = append(out[refs[g]], claims[g])
+			}
+		}
+		return out
 	})
-	return func(id string) []string { return keys()[id] }
+	return func(id string) []transcripts.RecordedKey { return keys()[id] }
 }

@@ -265,7 +265,7 @@ type toolResult struct {
 // conventions turns the tool calls of one input into events.
 type conventions struct {
 	rules    []*compiledRule
-	recorded func(callID string) []string
+	recorded func(callID string) []RecordedKey
 	in       *Input
 	file     string
 	source   string
@@ -308,11 +308,44 @@ type pendingPart struct {
 // in different files (Claude Code subagent copies).
 // recordedKeys are the keys a key ledger recorded for a call's id when it
 // was claimed (Options.RecordedKeys), in the order of its intents.
-func (c *conventions) recordedKeys(id string) []string {
-	if c.recorded == nil || id == "" {
+//
+// A recorded key stands for the call only when the claim was the call's
+// own task's, and names a destination the call itself names (when the
+// call names any): a claim under a borrowed id must not re-key another
+// task's crossing, which would hide it (an adversarial review).
+func (c *conventions) recordedKeys(tc ToolCall, dests []map[string]any) []string {
+	if c.recorded == nil || tc.ID == "" {
 		return nil
 	}
-	return c.recorded(id)
+	var out []string
+	for _, k := range c.recorded(tc.ID) {
+		if k.Task != tc.Task {
+			continue
+		}
+		key, err := effect.ParseKey(k.Key)
+		if err != nil {
+			continue
+		}
+		if len(dests) > 0 && !namesDestination(dests, key.Destination) {
+			continue
+		}
+		out = append(out, k.Key)
+	}
+	return out
+}
+
+// namesDestination: one of a call's destinations may be d (SPEC §2).
+func namesDestination(dests []map[string]any, d effect.Destination) bool {
+	for _, m := range dests {
+		var x effect.Destination
+		x.Provider, _ = m["provider"].(string)
+		x.ID, _ = m["id"].(string)
+		x.Title, _ = m["title"].(string)
+		if effect.MayBeSame(x, d) {
+			return true
+		}
+	}
+	return false
 }
 
 func (rn *run) conventions(in *Input) *conventions {
@@ -602,7 +635,7 @@ func (c *conventions) apply(r *compiledRule, u unit, tc ToolCall, server, name s
 	// The gate remembers what it saw: a call a key ledger claimed (a
 	// hook, keyed when it ran) is read with the keys recorded then, not
 	// by hashing its files now, which may hold other bytes.
-	if keys := c.recordedKeys(tc.ID); len(keys) > 0 && !r.Content.empty() {
+	if keys := c.recordedKeys(tc, dests); len(keys) > 0 && !r.Content.empty() {
 		for _, k := range keys {
 			*n++
 			id := "call:" + tc.callName()

@@ -60,7 +60,7 @@ type Options struct {
 	// tool claimed them, for a recorded call's id (a Claude Code
 	// tool_use_id): the reader takes them instead of hashing the call's
 	// files now, which may have changed since (nil: always hash).
-	RecordedKeys func(callID string) []string
+	RecordedKeys func(callID string) []RecordedKey
 	// Asking is the call a PreToolUse hook is being asked about now: its
 	// task and tool call id. Claude Code may write that call to its
 	// transcript before the hook runs; when it is that task's call, still
@@ -73,6 +73,10 @@ type Options struct {
 	// exported as native events when the run reads it.
 	Extra []Extra
 }
+
+// RecordedKey is a key a ledger recorded for a call id, and the task
+// whose claim (crossed under its token) recorded it.
+type RecordedKey struct{ Key, Task string }
 
 // AskingCall names the call a hook is asked about (Options.Asking).
 type AskingCall struct{ Task, ID string }
