@@ -729,7 +729,7 @@ func (c *conventions) intentsOf(r *compiledRule, u unit, tc ToolCall, server, na
 
 func destIDs(r *compiledRule, tc ToolCall, u unit, page string) []string {
 	if len(r.Destination.IDArgs) > 0 {
-		if ids, present := destArgs(tc.Args, r.Destination.IDArgs); present {
+		if ids, present := argValues(tc.Args, r.Destination.IDArgs); present {
 			return ids
 		}
 	}
@@ -761,11 +761,23 @@ func destIDs(r *compiledRule, tc ToolCall, u unit, page string) []string {
 
 func contentsOf(r *compiledRule, args string, u unit, cwd string) []map[string]any {
 	cr := r.Content
-	if s := firstArg(args, cr.SHA256Args); s != "" {
-		return []map[string]any{{"sha256": s}}
-	}
-	if p := firstArg(args, cr.FileArgs); p != "" {
-		return []map[string]any{{"path": inDir(cwd, p)}}
+	// Every content argument the call gives is a content of its own (an
+	// upload given a file and an attachment delivers both); a value no
+	// one could hash leaves the call without a key (fail closed).
+	shas, withSHA := argValues(args, cr.SHA256Args)
+	files, withFile := argValues(args, cr.FileArgs)
+	if withSHA || withFile {
+		if withSHA && shas == nil || withFile && files == nil {
+			return nil
+		}
+		var out []map[string]any
+		for _, s := range shas {
+			out = append(out, map[string]any{"sha256": s})
+		}
+		for _, p := range files {
+			out = append(out, map[string]any{"path": inDir(cwd, p)})
+		}
+		return out
 	}
 	if files := commandFiles(r, u.words()); len(files) > 0 {
 		// The bytes of the files the command names, never its text: a
@@ -1091,14 +1103,14 @@ func checkOutputShown(u unit) bool {
 	return true
 }
 
-// destArgs reads every destination argument a call gives, not only the
-// first: a call naming two (channel and channel_id, say) may deliver to
-// either, so each is a destination of its own. A list of strings is a
-// destination each; any other value (an object, a number, a list of
-// anything else) names no destination anyone could check, so the call
-// has none and stays without a key (fail closed). present is false when
-// the call gives none of the arguments.
-func destArgs(args string, paths []string) (ids []string, present bool) {
+// argValues reads every argument of paths a call gives, not only the
+// first: a call naming two destinations (channel and channel_id, say), or
+// two files, may deliver to or deliver either, so each is one of its own.
+// A list of strings is one value each; any other value (an object, a
+// number, a list of anything else) names nothing anyone could check, so
+// the call has none (ids nil) and stays without a key (fail closed).
+// present is false when the call gives none of the arguments.
+func argValues(args string, paths []string) (ids []string, present bool) {
 	seen := map[string]bool{}
 	add := func(s string) {
 		if !seen[s] {
