@@ -77,9 +77,13 @@ func TestRunnableBlocks(t *testing.T) {
 			continue
 		}
 		for _, b := range blocks {
+			// The commands of a block share one home and temporary
+			// folder: a later one sees what an earlier one wrote (a
+			// ledger, a file).
+			tmp := t.TempDir()
 			for _, c := range b.Commands {
 				total++
-				t.Run(fmt.Sprintf("%s:%d", page, c.Line), func(t *testing.T) { runCommand(t, c) })
+				t.Run(fmt.Sprintf("%s:%d", page, c.Line), func(t *testing.T) { runCommand(t, c, tmp) })
 			}
 		}
 	}
@@ -88,8 +92,7 @@ func TestRunnableBlocks(t *testing.T) {
 	}
 }
 
-func runCommand(t *testing.T, c Command) {
-	tmp := t.TempDir()
+func runCommand(t *testing.T, c Command, tmp string) {
 	before := topLevel(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
