@@ -469,26 +469,3 @@ func TestFormats_TranscriptTextStaysInert(t *testing.T) {
 		t.Errorf("sarif is not JSON: %v", err)
 	}
 }
-
-// TestREADME_TextExampleIsARealRun keeps the README's text report honest:
-// it must be exactly what the command prints (100 columns, no color).
-func TestREADME_TextExampleIsARealRun(t *testing.T) {
-	root := repoRoot(t)
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	const cmdLine = "$ go run . analyze testdata/scenarios/06-overnight-resume-duplicate\n"
-	i := strings.Index(string(b), cmdLine)
-	if i < 0 {
-		t.Fatal("the README has no text report example")
-	}
-	rest := string(b)[i+len(cmdLine):]
-	want := rest[:strings.Index(rest, "```")]
-	t.Setenv("COLUMNS", "100")
-	t.Chdir(root)
-	got, _, code := run(t, "analyze", "testdata/scenarios/06-overnight-resume-duplicate")
-	if code != ExitFindings || got != want {
-		t.Errorf("the README's example is not what the command prints (exit %d); got:\n%s", code, got)
-	}
-}
