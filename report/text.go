@@ -209,7 +209,7 @@ func (t textRenderer) Analyze(w io.Writer, r *Report) error {
 	shown, hidden := t.shownScopes(r)
 	if n := len(hidden); n > 0 {
 		b.WriteString("\n")
-		say(0, st.dim, hiddenLine(r, len(shown), hidden))
+		say(0, st.dim, hiddenLine(r, hidden))
 	}
 	if len(shown) > 0 {
 		b.WriteString("\n")
@@ -255,27 +255,52 @@ const (
 // ShowModes lists the values of Options.Show.
 var ShowModes = []string{ShowFindings, ShowAll}
 
-// settled says whether a key scope can be left out of the default text
-// report: its evidence proves the outcome (SPEC §4: sent_verified, a
-// confirmed delivery, or not_sent, every task ended without crossing) and
-// no finding concerns it. send_status_unknown is terminal but proves
-// nothing (the doubt is what a reader must see); in_flight and open are
-// not terminal.
-func settled(k KeyScope, withFindings map[[2]string]bool) bool {
-	return (k.State == "sent_verified" || k.State == "not_sent") && !withFindings[[2]string{k.Key, k.Scope}]
-}
+// settled says whether a key scope's evidence proves its outcome (SPEC
+// §4): sent_verified (a confirmed delivery) or not_sent (every task ended
+// without crossing). send_status_unknown is terminal but proves nothing
+// (the doubt is what a reader must see); in_flight and open are not
+// terminal.
+func settled(state string) bool { return state == "sent_verified" || state == "not_sent" }
 
 // shownScopes splits the key scopes (by index) into those the text report
-// draws and those --show findings leaves out.
+// draws and those --show findings leaves out: a settled scope that no
+// finding concerns. A finding concerns a scope when it names its key and
+// scope; one that names no key (an ambiguous title, an unreadable input)
+// concerns every scope of its task, or with an event or a task start in
+// a file its evidence points into (in doubt, a scope is drawn).
 func (t textRenderer) shownScopes(r *Report) (shown, hidden []int) {
 	withFindings := map[[2]string]bool{}
+	keylessTasks, keylessFiles := map[string]bool{}, map[string]bool{}
 	for _, f := range r.Findings {
 		if f.Key != nil {
 			withFindings[[2]string{*f.Key, deref(f.Scope)}] = true
+			continue
+		}
+		if f.Task != nil {
+			keylessTasks[*f.Task] = true
+		}
+		for _, p := range f.Evidence {
+			keylessFiles[p.File] = true
 		}
 	}
+	concerned := func(k KeyScope) bool {
+		if withFindings[[2]string{k.Key, k.Scope}] {
+			return true
+		}
+		for _, task := range k.Tasks {
+			if keylessTasks[task.ID] || keylessFiles[task.Start.File] {
+				return true
+			}
+		}
+		for _, e := range k.Evidence {
+			if keylessFiles[e.File] {
+				return true
+			}
+		}
+		return false
+	}
 	for i, k := range r.Keys {
-		if t.opt.Show != ShowAll && settled(k, withFindings) {
+		if t.opt.Show != ShowAll && settled(k.State) && !concerned(k) {
 			hidden = append(hidden, i)
 			continue
 		}
@@ -286,7 +311,7 @@ func (t textRenderer) shownScopes(r *Report) (shown, hidden []int) {
 
 // hiddenLine says how many key scopes were left out, in which states, and
 // how to see them.
-func hiddenLine(r *Report, shown int, hidden []int) string {
+func hiddenLine(r *Report, hidden []int) string {
 	byState := map[string]int{}
 	for _, i := range hidden {
 		byState[r.Keys[i].State]++
@@ -297,8 +322,8 @@ func hiddenLine(r *Report, shown int, hidden []int) string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
 	}
-	return fmt.Sprintf("%d key scope(s) drawn below, %d not drawn: settled with no finding (%s); --show all draws them",
-		shown, len(hidden), plainList(parts))
+	return fmt.Sprintf("not drawn: %d settled key scope(s) with no finding (%s); --show all draws them",
+		len(hidden), plainList(parts))
 }
 
 // notice is one notice text and the inputs that gave it, in input order.

@@ -101,7 +101,7 @@ func TestText_ShowFindingsHidesOnlySettledScopesWithoutFindings(t *testing.T) {
 	if fmt.Sprint(drawn) != fmt.Sprint(want) {
 		t.Errorf("drawn %v, want %v\n%s", drawn, want, out)
 	}
-	if !strings.Contains(strings.Join(strings.Fields(out), " "), "4 key scope(s) drawn below, 2 not drawn: settled with no finding (1 sent_verified and 1 not_sent); --show all draws them") {
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "not drawn: 2 settled key scope(s) with no finding (1 sent_verified and 1 not_sent); --show all draws them") {
 		t.Errorf("no line says what was hidden and how to see it:\n%s", out)
 	}
 	all := renderText(t, stateReport(), Options{Width: 100, Show: ShowAll})
@@ -112,6 +112,31 @@ func TestText_ShowFindingsHidesOnlySettledScopesWithoutFindings(t *testing.T) {
 	}
 	if strings.Contains(all, "not drawn") {
 		t.Errorf("--show all still says scopes were hidden")
+	}
+}
+
+// A finding with no key (an ambiguous title, an unreadable input) keeps the
+// settled scopes it may concern drawn: those of its task, and those with
+// an event or a task start in a file its evidence points into.
+func TestText_KeylessFindingKeepsTheScopesOfItsFilesAndTaskDrawn(t *testing.T) {
+	r := stateReport()
+	r.Findings = nil
+	r.Keys[0].Tasks = []TaskSummary{{ID: "t1", Start: analyzer.Pointer{File: "a.jsonl", Line: 1}}}
+	r.Keys[3].Evidence = []Evidence{{Task: "t9", File: "b.jsonl", Line: 4, Type: "status", Class: "label"}}
+	r.Keys[5].Tasks = []TaskSummary{{ID: "t7", Start: analyzer.Pointer{File: "c.jsonl", Line: 1}}}
+	t7 := "t7"
+	r.Findings = []policy.Finding{
+		{Rule: "AMBIGUOUS_DESTINATION", Severity: "medium", Message: "title", Evidence: []analyzer.Pointer{{File: "a.jsonl", Line: 2}, {File: "b.jsonl", Line: 9}}},
+		{Rule: "UNREADABLE_HISTORY", Severity: "high", Task: &t7, Message: "task t7 is referenced"},
+	}
+	out := renderText(t, r, Options{Width: 100})
+	for _, k := range []string{"K1 ● ", "K4 ● ", "K6 ● "} {
+		if !strings.Contains(out, k) {
+			t.Errorf("%s not drawn though a keyless finding may concern it:\n%s", k, out)
+		}
+	}
+	if strings.Contains(out, "not drawn") {
+		t.Errorf("a scope was hidden:\n%s", out)
 	}
 }
 
