@@ -541,7 +541,7 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 		atW = max(atW, ansi.StringWidth(rows[i].at))
 		findW = max(findW, ansi.StringWidth(rows[i].find))
 	}
-	taskW = min(taskW, 20)
+	taskW = min(taskW, 24)
 	if findW > 0 {
 		findW = max(findW, len("findings"))
 	}
@@ -650,8 +650,9 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 			label = name(tl.Lanes[l].ID)
 			if w := ansi.StringWidth(label); w > labelW {
 				if label != clean(tl.Lanes[l].ID) {
-					// A cut id: its start is what the label says.
-					label = ansi.Truncate(label, labelW, "")
+					// A cut id: the start of its (last) opaque part
+					// is what tells it apart.
+					label = ansi.Truncate(laneHead(label), labelW, "")
 				} else {
 					// Short ids differ at their end (w1, w2).
 					label = ansi.TruncateLeft(label, w-labelW, "")

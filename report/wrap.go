@@ -79,19 +79,19 @@ const minLabel = 8
 const longID = 16
 
 // taskLabels gives each task id a label for the narrow columns of a
-// timeline: ids of at most longID characters are their own label;
-// longer ones (UUIDs, session/agent ids) are cut, each '/'-separated part
-// to the same number of characters, at the shortest length of at least
-// minLabel at which every label of the set is still unique. Two ids never
+// timeline. Ids of at most longID characters, and ids with no opaque part,
+// are their own label (conv-weekly-report reads better whole than cut).
+// An opaque part — a UUID or a hex id, with or without a word prefix as in
+// agent-a20c0ffee0000001 — is cut after its prefix, every opaque part to
+// the same number of characters, at the shortest length of at least
+// minLabel at which the labels of the set are still unique. Two ids never
 // share a label, and no label is another id of the set.
 func taskLabels(ids []string) map[string]string {
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	labels := make(map[string]string, len(ids))
 	longest := 0
 	for _, id := range ids {
-		for _, part := range strings.Split(id, "/") {
-			longest = max(longest, utf8.RuneCountInString(part))
-		}
+		longest = max(longest, utf8.RuneCountInString(id))
 	}
 	isID := make(map[string]bool, len(ids))
 	for _, id := range ids {
@@ -104,7 +104,7 @@ func taskLabels(ids []string) map[string]string {
 		for _, id := range ids {
 			l := id
 			if utf8.RuneCountInString(id) > longID {
-				l = cutParts(id, n)
+				l = cutOpaque(id, n)
 			}
 			if used[l] || (l != id && isID[l]) {
 				ok = false
@@ -118,7 +118,6 @@ func taskLabels(ids []string) map[string]string {
 		}
 	}
 	if len(labels) != len(ids) {
-		// Only when ids repeat: every id is then its own label.
 		for _, id := range ids {
 			labels[id] = id
 		}
@@ -126,16 +125,62 @@ func taskLabels(ids []string) map[string]string {
 	return labels
 }
 
-// cutParts cuts each '/'-separated part of id to at most n characters.
-func cutParts(id string, n int) string {
-	if utf8.RuneCountInString(id) <= n {
-		return id
-	}
+// cutOpaque cuts each opaque '/'-separated part of id to n characters
+// after its word prefix (see taskLabels); other parts stay whole.
+func cutOpaque(id string, n int) string {
 	parts := strings.Split(id, "/")
 	for i, p := range parts {
-		if r := []rune(p); len(r) > n {
-			parts[i] = string(r[:n])
+		prefix, body := opaque(p, 12)
+		if body != "" && len(body) > n {
+			parts[i] = prefix + body[:n]
 		}
 	}
 	return strings.Join(parts, "/")
+}
+
+// opaque splits a UUID or hex id ("5b1f0c9e-2f41-…", "agent-a20c0ffee0000001")
+// into its word prefix and its opaque body; body is "" when part is not one
+// (fewer than digits hex digits, or other characters).
+func opaque(part string, digits int) (prefix, body string) {
+	if i := strings.IndexAny(part, "-_"); i > 0 && isLetters(part[:i]) && isHexID(part[i+1:], digits) {
+		return part[:i+1], part[i+1:]
+	}
+	if isHexID(part, digits) {
+		return "", part
+	}
+	return "", ""
+}
+
+func isLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// isHexID: hex digits and dashes only, at least min digits.
+func isHexID(s string, min int) bool {
+	digits := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'f', c >= 'A' && c <= 'F':
+			digits++
+		case c == '-':
+		default:
+			return false
+		}
+	}
+	return digits >= min
+}
+
+// laneHead is the start of what tells a label apart: the opaque body of its
+// last part (the agent of session/agent), for the lane header's cells.
+func laneHead(label string) string {
+	last := label[strings.LastIndex(label, "/")+1:]
+	if _, body := opaque(last, 1); body != "" {
+		return body
+	}
+	return last
 }

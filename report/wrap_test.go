@@ -71,11 +71,15 @@ func TestTaskLabels_ShortestUniquePrefixOfAtLeastEight(t *testing.T) {
 	if alone[a] != "3f2a9c1e" || alone[c] != "9d0e8f7a" {
 		t.Errorf("labels %v, want the first eight characters", alone)
 	}
-	// Session/agent ids: each part is cut, the labels stay unique.
-	s1, s2 := "5c1f0a2b-1111-4111-8111-111111111111/agent-a1b2c3d4e5", "5c1f0a2b-1111-4111-8111-111111111111/agent-a1b2c3ffff"
-	sl := taskLabels([]string{s1, s2, "5c1f0a2b-1111-4111-8111-111111111111"})
-	if sl[s1] == sl[s2] || len(sl[s1]) >= len(s1) {
-		t.Errorf("session labels %q and %q: want short and distinct", sl[s1], sl[s2])
+	// Session/agent ids: each opaque part is cut after its word prefix;
+	// ids with no opaque part stay whole however long.
+	s1, s2 := "5c1f0a2b-1111-4111-8111-111111111111/agent-a1b2c3d4e5f60718", "5c1f0a2b-1111-4111-8111-111111111111/agent-a1b2c3ffff000000"
+	sl := taskLabels([]string{s1, s2, "5c1f0a2b-1111-4111-8111-111111111111", "conv-weekly-report"})
+	if sl[s1] != "5c1f0a2b/agent-a1b2c3d4" || sl[s2] != "5c1f0a2b/agent-a1b2c3ff" || sl["conv-weekly-report"] != "conv-weekly-report" {
+		t.Errorf("labels %v", sl)
+	}
+	if h := laneHead(sl[s1]); h != "a1b2c3d4" {
+		t.Errorf("lane head of %q = %q, want the agent's hex", sl[s1], h)
 	}
 	// An id that is another's label is never used as a label.
 	if l := taskLabels([]string{"abcdefgh", "abcdefghijklmnopqrstuvwxyz"}); l["abcdefghijklmnopqrstuvwxyz"] == "abcdefgh" {
