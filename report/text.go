@@ -149,7 +149,8 @@ func (t textRenderer) Analyze(w io.Writer, r *Report) error {
 	// Free text wraps to the width at spaces; a token (a key, a path) that
 	// is longer stays whole and runs over.
 	say := func(indent int, style lipgloss.Style, text string) {
-		for i, l := range wrapWords(text, width-indent) {
+		// -2: continuation lines are indented by two more.
+		for i, l := range wrapWords(text, width-indent-2) {
 			pad := strings.Repeat(" ", indent)
 			if i > 0 {
 				pad += "  "

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/effectlint/effectlint/analyzer"
 	"github.com/effectlint/effectlint/policy"
@@ -250,5 +251,20 @@ func TestCheckText_ShortensPathsAsAnalyzeDoes(t *testing.T) {
 	out := b.String()
 	if strings.Count(out, dir) != 1 || !strings.Contains(out, "paths below are under "+dir) || !strings.Contains(out, "at t1.jsonl:9, t2.jsonl:2") {
 		t.Errorf("paths not shortened:\n%s", out)
+	}
+}
+
+// Every line of free text (notices, problems, the hidden-scopes line) fits
+// the width, continuation lines included, unless it is one long token.
+func TestText_NoticesFitTheWidthWithTheirContinuationLines(t *testing.T) {
+	r := stateReport()
+	r.Inputs = []transcripts.Input{{Path: "notes.json", Notices: []string{
+		`format not recognized (a JSON object with keys "version", "status", "eval", "plan" and "results"): not read; use --input-format or a --profile`}}}
+	for w := 60; w <= 120; w++ {
+		for _, l := range strings.Split(renderText(t, r, Options{Width: w}), "\n") {
+			if n := ansi.StringWidth(l); n > w && len(strings.Fields(l)) > 1 {
+				t.Errorf("width %d: a line of %d cells: %q", w, n, l)
+			}
+		}
 	}
 }
