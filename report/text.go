@@ -611,6 +611,49 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 	if whatW() < 22 {
 		classW = 0 // the glyph and the legend still say the class
 	}
+	atHead := "at"
+	if classW == 0 && whatW()+2 < 22 {
+		// Still too long (a session file named by its UUID): when each
+		// task's marks are all in one file, name that file once per task,
+		// whole, and show only line numbers in the rows.
+		fileOf := map[string]string{}
+		lines := make([]string, len(rows))
+		single := true
+		for i, m := range tl.Marks {
+			j := strings.LastIndexByte(rows[i].at, ':')
+			if j < 0 {
+				single = false
+				break
+			}
+			f := rows[i].at[:j]
+			if prev, ok := fileOf[m.Task]; ok && prev != f {
+				single = false
+				break
+			}
+			fileOf[m.Task], lines[i] = f, rows[i].at[j+1:]
+		}
+		if single {
+			label := "file of  "
+			for _, l := range tl.Lanes {
+				f, ok := fileOf[l.ID]
+				if !ok {
+					continue
+				}
+				for k, line := range wrapWords(name(l.ID)+"  "+f, width-12) {
+					if k > 0 {
+						line = "  " + line
+					}
+					fmt.Fprintf(b, "  %s %s\n", st.dim.Render(label), st.dim.Render(line))
+					label = "         "
+				}
+			}
+			atHead, atW = "line", len("line")
+			for i := range rows {
+				rows[i].at = lines[i]
+				atW = max(atW, len(lines[i]))
+			}
+		}
+	}
 	ww := max(whatW(), 8)
 	if classW == 0 {
 		ww = max(whatW()+2, 8)
@@ -650,14 +693,9 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 		if l < lanes {
 			label = name(tl.Lanes[l].ID)
 			if w := ansi.StringWidth(label); w > labelW {
-				if label != clean(tl.Lanes[l].ID) {
-					// A cut id: the start of its (last) opaque part
-					// is what tells it apart.
-					label = ansi.Truncate(laneHead(label), labelW, "")
-				} else {
-					// Short ids differ at their end (w1, w2).
-					label = ansi.TruncateLeft(label, w-labelW, "")
-				}
+				// Ids differ at their end (w1, w2), and so do labels:
+				// each is the shortest prefix that tells it apart.
+				label = ansi.TruncateLeft(label, w-labelW, "")
 			}
 		} else {
 			label = fmt.Sprintf("+%d", overflow)
@@ -673,7 +711,7 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 		st.cell(b, st.dim, "class", classW)
 	}
 	b.WriteString("  ")
-	st.cell(b, st.dim, "at", atW)
+	st.cell(b, st.dim, atHead, atW)
 	if findW > 0 {
 		b.WriteString("  ")
 		b.WriteString(st.dim.Render("findings"))

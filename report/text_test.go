@@ -268,3 +268,30 @@ func TestText_NoticesFitTheWidthWithTheirContinuationLines(t *testing.T) {
 		}
 	}
 }
+
+// When long file names (a session named by its UUID) leave no room for the
+// events, each task's file is named once, whole, and the rows show line
+// numbers: the rows fit the width and no path is cut.
+func TestText_LongFileNamesAreNamedOncePerTaskWhenRowsWouldNotFit(t *testing.T) {
+	a := "3f2a9c1e-4b6d-4c1e-9a0b-1c2d3e4f5a6b"
+	k := KeyScope{Key: "k", Scope: "original", State: "send_status_unknown",
+		Tasks: []TaskSummary{{ID: a, Relation: "root", Complete: true}}}
+	for i, typ := range []string{"request_sent", "response", "request_sent"} {
+		k.Evidence = append(k.Evidence, Evidence{Seq: i + 1, TS: "2026-11-30T08:00:0" + strconv.Itoa(i) + ".123Z", Task: a, Type: typ,
+			Class: "crossing", File: "sessions/" + a + ".jsonl", Line: 1000 + i})
+	}
+	r := &Report{Keys: []KeyScope{k}, Summary: Summary{FailOn: "high", States: map[string]int{}, Findings: map[string]int{}}}
+	out := renderText(t, r, Options{Width: 80})
+	if !strings.Contains(out, "file of   3f2a9c1e  "+a+".jsonl") {
+		t.Errorf("the task's file is not named once:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "request_sent") && (ansi.StringWidth(l) > 80 || !strings.HasSuffix(strings.TrimSpace(l), "1000") && !strings.HasSuffix(strings.TrimSpace(l), "1002")) {
+			t.Errorf("row %q: over 80 cells or without its line number", l)
+		}
+	}
+	// Wide enough, rows keep their file:line.
+	if wide := renderText(t, r, Options{Width: 160}); strings.Contains(wide, "file of") || !strings.Contains(wide, a+".jsonl:1000") {
+		t.Errorf("at 160 columns the rows lost their file:line:\n%s", wide)
+	}
+}

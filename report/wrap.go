@@ -174,13 +174,3 @@ func isHexID(s string, min int) bool {
 	}
 	return digits >= min
 }
-
-// laneHead is the start of what tells a label apart: the opaque body of its
-// last part (the agent of session/agent), for the lane header's cells.
-func laneHead(label string) string {
-	last := label[strings.LastIndex(label, "/")+1:]
-	if _, body := opaque(last, 1); body != "" {
-		return body
-	}
-	return last
-}
