@@ -115,9 +115,26 @@ func (htmlRenderer) Analyze(w io.Writer, r *Report) error {
 		if o := omitted(in); o != "" {
 			notes = append(notes, fmt.Sprintf("<li><span class=\"mono\">%s</span>: %s</li>", h(in.Path), h(o)))
 		}
-		for _, n := range in.Notices {
-			notes = append(notes, fmt.Sprintf("<li>notice: <span class=\"mono\">%s</span>: %s</li>", h(in.Path), h(n)))
+	}
+	// Identical notices of many inputs once, with a count (as the text report).
+	for _, n := range groupNotices(r.Inputs) {
+		where := make([]string, 0, 4)
+		for i, p := range n.paths {
+			if i == 3 {
+				where = append(where, fmt.Sprintf("%d more", len(n.paths)-3))
+				break
+			}
+			where = append(where, `<span class="mono">`+h(p)+`</span>`)
 		}
+		times := ""
+		if n.count > 1 {
+			times = fmt.Sprintf("%d × ", n.count)
+		}
+		if len(n.paths) == 1 {
+			notes = append(notes, fmt.Sprintf("<li>%snotice: %s: %s</li>", times, where[0], html.EscapeString(n.text)))
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("<li>%snotice: %s (in %s)</li>", times, html.EscapeString(n.text), plainList(where)))
 	}
 	if len(r.Skipped) > 0 {
 		notes = append(notes, fmt.Sprintf("<li>skipped %d non-transcript file(s): %s</li>", len(r.Skipped), h(strings.Join(r.Skipped, ", "))))

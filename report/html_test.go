@@ -3,8 +3,11 @@ package report
 import (
 	"bytes"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/effectlint/effectlint/transcripts"
 )
 
 // The page fits any window (no fixed width), times never wrap, paths and
@@ -34,5 +37,22 @@ func TestHTML_FluidWidthUnbrokenTimesAndTwoCountTables(t *testing.T) {
 	if !strings.Contains(out, `<table class="summary states">`) || !strings.Contains(out, `<table class="summary severities">`) ||
 		strings.Contains(out, "<th>severity</th><th>findings</th>") {
 		t.Errorf("the counts are not two tables")
+	}
+}
+
+// The same notice of many inputs is one item, with a count.
+func TestHTML_GroupsRepeatedNotices(t *testing.T) {
+	r := scaleReport(3)
+	r.Summary = Summary{FailOn: "high", States: map[string]int{}, Findings: map[string]int{}}
+	for i := 0; i < 5; i++ {
+		r.Inputs = append(r.Inputs, transcripts.Input{Path: "s" + strconv.Itoa(i) + ".jsonl", Notices: []string{"record types <x> not read"}})
+	}
+	var b bytes.Buffer
+	if err := (htmlRenderer{}).Analyze(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Count(out, "record types") != 1 || !strings.Contains(out, `<li>5 × notice: record types &lt;x&gt; not read (in <span class="mono">s0.jsonl</span>, <span class="mono">s1.jsonl</span>, <span class="mono">s2.jsonl</span> and 2 more)</li>`) {
+		t.Errorf("notices not grouped:\n%s", out)
 	}
 }

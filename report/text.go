@@ -177,7 +177,11 @@ func (t textRenderer) Analyze(w io.Writer, r *Report) error {
 	}
 	for _, n := range groupNotices(r.Inputs) {
 		if len(n.paths) == 1 {
-			say(2, st.warn, fmt.Sprintf("notice %s: %s", t.rel(n.paths[0]), n.text))
+			times := ""
+			if n.count > 1 {
+				times = fmt.Sprintf("%d × ", n.count)
+			}
+			say(2, st.warn, fmt.Sprintf("%snotice %s: %s", times, t.rel(n.paths[0]), n.text))
 			continue
 		}
 		where := make([]string, 0, 4)
@@ -188,7 +192,7 @@ func (t textRenderer) Analyze(w io.Writer, r *Report) error {
 			}
 			where = append(where, t.rel(p))
 		}
-		say(2, st.warn, fmt.Sprintf("%d × notice: %s (in %s)", len(n.paths), n.text, plainList(where)))
+		say(2, st.warn, fmt.Sprintf("%d × notice: %s (in %s)", n.count, n.text, plainList(where)))
 	}
 	if t.base != "" {
 		// One token, printed whole so it can be copied.
@@ -331,6 +335,7 @@ func hiddenLine(r *Report, hidden []int) string {
 type notice struct {
 	text  string
 	paths []string
+	count int // occurrences, one input may give the same notice again
 }
 
 // groupNotices folds identical notices of several inputs into one (a run
@@ -348,6 +353,7 @@ func groupNotices(inputs []transcripts.Input) []notice {
 				at[text] = i
 				out = append(out, notice{text: text})
 			}
+			out[i].count++
 			if p := out[i].paths; len(p) == 0 || p[len(p)-1] != in.Path {
 				out[i].paths = append(out[i].paths, in.Path)
 			}

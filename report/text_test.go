@@ -157,6 +157,7 @@ func TestText_GroupsRepeatedNotices(t *testing.T) {
 			Notices: []string{"record types not read: file-history-snapshot and summary"}})
 	}
 	r.Inputs[7].Notices = append(r.Inputs[7].Notices, "something else")
+	r.Inputs[9].Notices = append(r.Inputs[9].Notices, "again", "again", "again")
 	out := renderText(t, r, Options{Width: 120})
 	if n := strings.Count(out, "record types not read"); n != 1 {
 		t.Errorf("the repeated notice is said %d times:\n%s", n, out)
@@ -164,7 +165,10 @@ func TestText_GroupsRepeatedNotices(t *testing.T) {
 	if !strings.Contains(strings.Join(strings.Fields(out), " "), "160 × notice: record types not read: file-history-snapshot and summary (in s000.jsonl, s001.jsonl, s002.jsonl and 157 more)") {
 		t.Errorf("no grouped notice:\n%s", out)
 	}
-	if !strings.Contains(out, "notice s007.jsonl: something else") {
+	if !strings.Contains(out, "3 × notice s009.jsonl: again\n") {
+		t.Errorf("a notice repeated in one input is not counted:\n%s", out)
+	}
+	if !strings.Contains(out, "  notice s007.jsonl: something else") {
 		t.Errorf("a notice of one input is not said with its input:\n%s", out)
 	}
 }
