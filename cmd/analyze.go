@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -15,7 +16,7 @@ func newAnalyze(env Env) *cobra.Command {
 	var c commonFlags
 	var p policyFlags
 	var o outputFlags
-	var failOn string
+	var failOn, show string
 	cmd := &cobra.Command{
 		Use:   "analyze [flags] PATH...",
 		Short: "Post-incident review and CI lint: key scope states and findings",
@@ -24,20 +25,30 @@ func newAnalyze(env Env) *cobra.Command {
 			if failOn != "none" && policy.SeverityRank(failOn) == 0 {
 				return fail(ExitError, "--fail-on must be critical, high, medium, low, info or none, not %q", failOn)
 			}
-			r, err := c.renderer()
-			if err != nil {
+			if _, err := c.renderer(); err != nil {
 				return err
 			}
+			if !slices.Contains(report.ShowModes, show) {
+				return fail(ExitError, "--show must be findings or all, not %q", show)
+			}
+			r, err := report.Get(c.format, report.Options{Color: c.color, Show: show})
+			if err != nil {
+				return fail(ExitError, "--format: %v", err)
+			}
+			o.show = show
 			outs, err := o.parse(c.color)
 			if err != nil {
 				return err
 			}
 			defer c.done()
-			g, err := newGate(env, &c, &p)
+			meter, withProgress := startProgress(env)
+			defer meter.Stop()
+			g, err := newGate(env, &c, &p, withProgress)
 			if err != nil {
 				return err
 			}
 			rep, err := g.Analyze(context.Background(), gate.AnalyzeRequest{Paths: args, FailOn: failOn})
+			meter.Stop()
 			if err != nil {
 				return gateFailed(err)
 			}
@@ -63,6 +74,7 @@ func newAnalyze(env Env) *cobra.Command {
 	c.registerLedger(cmd)
 	p.register(cmd)
 	o.register(cmd)
+	cmd.Flags().StringVar(&show, "show", report.ShowFindings, "key scopes the text report draws: findings (those with a finding or not settled) or all")
 	cmd.Flags().StringVar(&failOn, "fail-on", "high", "lowest finding severity that exits 1: critical, high, medium, low, info or none")
 	return cmd
 }

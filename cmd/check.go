@@ -54,11 +54,14 @@ func newCheck(env Env) *cobra.Command {
 				defer debug.SetGCPercent(debug.SetGCPercent(400))
 			}
 			defer c.done()
-			g, err := newGate(env, &c, &p)
+			meter, withProgress := startProgress(env)
+			defer meter.Stop()
+			g, err := newGate(env, &c, &p, withProgress)
 			if err != nil {
 				return err
 			}
 			d := g.Check(context.Background(), gate.Request{Task: task, Checkpoint: checkpoint, Intent: spec, Paths: args})
+			meter.Stop()
 			if d.Err != nil {
 				// Exit 2, which callers treat as stop (the decision is one).
 				return gateFailed(d.Err)

@@ -56,11 +56,14 @@ printed (whatever it says), 2 on any error.`,
 				return err
 			}
 			defer c.done()
-			g, err := newGate(env, &c, &p, gate.WithPoliciesOfEitherKind())
+			meter, withProgress := startProgress(env)
+			defer meter.Stop()
+			g, err := newGate(env, &c, &p, gate.WithPoliciesOfEitherKind(), withProgress)
 			if err != nil {
 				return err
 			}
 			x, err := g.Explain(context.Background(), gate.ExplainRequest{Key: key, Scope: scope, Task: task, Checkpoint: checkpoint, Intent: spec, Paths: args})
+			meter.Stop()
 			if err != nil {
 				return gateFailed(err)
 			}

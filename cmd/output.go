@@ -15,6 +15,8 @@ import (
 // it to get SARIF, JUnit and annotations from one evaluation.
 type outputFlags struct {
 	specs []string
+	// show is analyze's --show, for a text report written to a file.
+	show string
 }
 
 func (o *outputFlags) register(cmd *cobra.Command) {
@@ -46,7 +48,7 @@ func (o *outputFlags) parse(color string) ([]output, error) {
 		}
 		seen[path] = true
 		// A file is not a terminal: with --color auto it gets no color.
-		r, err := report.Get(format, report.Options{Color: color})
+		r, err := report.Get(format, report.Options{Color: color, Show: o.show})
 		if err != nil {
 			return nil, fail(ExitError, "--output %q: %v", spec, err)
 		}

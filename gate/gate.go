@@ -67,6 +67,7 @@ type config struct {
 	ledgers        []func(context.Context) (ledger.Store, error)
 	// anyRules: users' policies need not define the rule a call evaluates.
 	anyRules bool
+	progress func(files int, bytes int64)
 }
 
 // WithPolicies adds users' Rego: .rego files or directories of them,
@@ -84,6 +85,12 @@ func WithData(paths ...string) Option {
 // tests of what every caller does with broken rules.
 func WithRules(src string) Option {
 	return func(c *config) error { c.rules = &policy.Module{Name: builtin.RulesName, Source: src}; return nil }
+}
+
+// WithProgress tells progress of every input opened and of the bytes read
+// from it (see transcripts.Options.Progress); it changes nothing else.
+func WithProgress(progress func(files int, bytes int64)) Option {
+	return func(c *config) error { c.progress = progress; return nil }
 }
 
 // WithProfile adds tool conventions (and, optionally, a source format).
@@ -312,7 +319,7 @@ func (g *Gate) facts(paths []string, r read) (*analyzer.Facts, error) {
 	}
 	opt := transcripts.Options{Stdin: stdin, MaxLineBytes: c.maxLineBytes, InputFormat: c.inputFormat, MaxProblems: c.maxProblems,
 		SpecFieldsOnly: r.specFieldsOnly, Ignore: c.ignore, UnrecognizedIsProblem: r.strict, AsOf: asOf, Profile: c.profile,
-		Extra: c.extra}
+		Extra: c.extra, Progress: c.progress}
 	if r.asking.ID != "" {
 		opt.Asking = r.asking
 	}
@@ -338,7 +345,7 @@ func (g *Gate) facts(paths []string, r read) (*analyzer.Facts, error) {
 		return nil, fmt.Errorf("%w: the inputs hold no event (%d input(s), every one empty)", ErrNoInput, len(res.Inputs))
 	}
 	if len(res.Inputs) == 0 {
-		return nil, fmt.Errorf("%w: no transcript files (.jsonl, .ndjson, .json, optionally .gz) in %v", ErrNoInput, paths)
+		return nil, fmt.Errorf("%w: no transcript files (.jsonl, .ndjson, .json, optionally .gz) in %s", ErrNoInput, strings.Join(paths, ", "))
 	}
 	f := b.Build(res)
 	f.Options.RequireChecks = c.requireChecks

@@ -40,9 +40,12 @@ func colorOf(kind string) string {
 }
 
 const htmlStyle = `
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1200px;padding:16px 24px;color:#1b1b1b;background:#fff}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;padding:16px clamp(8px,2vw,32px);color:#1b1b1b;background:#fff}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd}h3{font-size:15px;margin:20px 0 6px}
-code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px;word-break:break-all}
+code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
+code{overflow-wrap:anywhere}.mono,.t{white-space:nowrap}
+.counts{display:flex;flex-wrap:wrap;gap:0 24px;align-items:flex-start}
+table.events{width:100%}
 .verdict{font-weight:700;padding:2px 8px;border-radius:4px;color:#fff}.fail{background:#c62828}.pass{background:#2e7d32}
 table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f5f5f5}td.n{text-align:right}
@@ -93,12 +96,17 @@ func (htmlRenderer) Analyze(w io.Writer, r *Report) error {
 	fmt.Fprintf(&b, "<header>\n<h1>effectlint report</h1>\n<p><span class=\"verdict %s\">%s</span> at <code>--fail-on %s</code>: %d key scope(s), %d finding(s). Read %d input(s), %d event(s), %d task(s); %d problem(s).</p>\n</header>\n",
 		cls, verdict, h(s.FailOn), s.Keys, len(r.Findings), s.Inputs, s.Events, s.Tasks, s.Problems)
 
-	b.WriteString("<section id=\"summary\">\n<h2>Summary</h2>\n<table class=\"summary\">\n<tr><th>state</th><th>key scopes</th><th>severity</th><th>findings</th></tr>\n")
-	for i := range states {
-		fmt.Fprintf(&b, "<tr><td class=\"state s-%s\">%s</td><td class=\"n\">%d</td><td class=\"sev sev-%s\">%s</td><td class=\"n\">%d</td></tr>\n",
-			states[i], states[i], s.States[states[i]], severities[i], severities[i], s.Findings[severities[i]])
+	// Two tables: the counts of states and of severities have nothing
+	// to do with each other row by row.
+	b.WriteString("<section id=\"summary\">\n<h2>Summary</h2>\n<div class=\"counts\">\n<table class=\"summary states\">\n<tr><th>key scope state</th><th>count</th></tr>\n")
+	for _, st := range states {
+		fmt.Fprintf(&b, "<tr><td class=\"state s-%s\">%s</td><td class=\"n\">%d</td></tr>\n", st, st, s.States[st])
 	}
-	b.WriteString("</table>\n")
+	b.WriteString("</table>\n<table class=\"summary severities\">\n<tr><th>finding severity</th><th>count</th></tr>\n")
+	for _, sev := range severities {
+		fmt.Fprintf(&b, "<tr><td class=\"sev sev-%s\">%s</td><td class=\"n\">%d</td></tr>\n", sev, sev, s.Findings[sev])
+	}
+	b.WriteString("</table>\n</div>\n")
 	var notes []string
 	for _, in := range r.Inputs {
 		for _, p := range in.Problems {
@@ -107,9 +115,26 @@ func (htmlRenderer) Analyze(w io.Writer, r *Report) error {
 		if o := omitted(in); o != "" {
 			notes = append(notes, fmt.Sprintf("<li><span class=\"mono\">%s</span>: %s</li>", h(in.Path), h(o)))
 		}
-		for _, n := range in.Notices {
-			notes = append(notes, fmt.Sprintf("<li>notice: <span class=\"mono\">%s</span>: %s</li>", h(in.Path), h(n)))
+	}
+	// Identical notices of many inputs once, with a count (as the text report).
+	for _, n := range groupNotices(r.Inputs) {
+		where := make([]string, 0, 4)
+		for i, p := range n.paths {
+			if i == 3 {
+				where = append(where, fmt.Sprintf("%d more", len(n.paths)-3))
+				break
+			}
+			where = append(where, `<span class="mono">`+h(p)+`</span>`)
 		}
+		times := ""
+		if n.count > 1 {
+			times = fmt.Sprintf("%d × ", n.count)
+		}
+		if len(n.paths) == 1 {
+			notes = append(notes, fmt.Sprintf("<li>%snotice: %s: %s</li>", times, where[0], html.EscapeString(n.text)))
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("<li>%snotice: %s (in %s)</li>", times, html.EscapeString(n.text), plainList(where)))
 	}
 	if len(r.Skipped) > 0 {
 		notes = append(notes, fmt.Sprintf("<li>skipped %d non-transcript file(s): %s</li>", len(r.Skipped), h(strings.Join(r.Skipped, ", "))))
@@ -171,7 +196,7 @@ func htmlScope(b *strings.Builder, num int, k KeyScope, tl Timeline) {
 	switch {
 	case k.Consumed != nil:
 		c := k.Consumed
-		fmt.Fprintf(b, "<dt>consumed</dt><dd class=\"s-sent_verified\">at %s by %s %s (%s)</dd>\n", h(c.TS), h(c.Task), h(c.Type),
+		fmt.Fprintf(b, "<dt>consumed</dt><dd class=\"s-sent_verified\">at <span class=\"t\">%s</span> by %s %s (%s)</dd>\n", h(c.TS), h(c.Task), h(c.Type),
 			hLink(analyzer.Pointer{File: c.File, Line: c.Line}))
 	case effect.Consumes(k.State):
 		b.WriteString("<dt>consumed</dt><dd class=\"s-sent_verified\">yes, with no crossing on record (see the findings)</dd>\n")
@@ -199,7 +224,7 @@ func htmlScope(b *strings.Builder, num int, k KeyScope, tl Timeline) {
 			for _, n := range m.Findings {
 				fs = append(fs, fmt.Sprintf("<a href=\"#f%d\">F%d</a>", n, n))
 			}
-			fmt.Fprintf(b, "<tr><td class=\"mono\">%s</td><td>%s</td><td style=\"color:%s\">%s %s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+			fmt.Fprintf(b, "<tr><td class=\"mono t\">%s</td><td>%s</td><td style=\"color:%s\">%s %s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
 				h(m.TS), h(m.Task), colorOf(m.Kind), h(glyph(m.Kind)), h(m.Kind), h(m.What), hLink(m.At), strings.Join(fs, " "))
 			if m.Consumed {
 				b.WriteString("<tr class=\"consumed-row\"><td>━━</td><td colspan=\"5\">scope consumed here: from now on no other task may cross</td></tr>\n")

@@ -241,6 +241,9 @@ type Options struct {
 	// Width is the text report's width in cells; 0 fits COLUMNS or the
 	// terminal (see termWidth).
 	Width int
+	// Show is which key scopes the text report draws: ShowFindings ("" is
+	// the same) or ShowAll. Other formats always carry every key scope.
+	Show string
 }
 
 // Renderer writes a report in one format.
@@ -275,5 +278,5 @@ func Get(format string, opt Options) (Renderer, error) {
 	case "github":
 		return githubRenderer{}, nil
 	}
-	return nil, fmt.Errorf("unknown format %q (known: %v)", format, Formats)
+	return nil, fmt.Errorf("unknown format %q (known: %s)", format, plainList(Formats))
 }

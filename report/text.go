@@ -15,6 +15,7 @@ import (
 
 	"github.com/effectlint/effectlint/analyzer"
 	"github.com/effectlint/effectlint/effect"
+	"github.com/effectlint/effectlint/transcripts"
 )
 
 type textRenderer struct {
@@ -51,8 +52,25 @@ func (s styles) render(style lipgloss.Style, text string) string {
 	return style.Render(text)
 }
 
-func newStyles(w io.Writer, color string) styles {
-	r := lipgloss.NewRenderer(w)
+// Colors adapt to the terminal's background (lipgloss asks the terminal,
+// or reads COLORFGBG): the 256-color orange and grey that read well on a
+// dark background are faint on a light one, so each color has a darker
+// twin for light backgrounds.
+var (
+	colorDim     = lipgloss.AdaptiveColor{Light: "241", Dark: "245"}
+	colorKey     = lipgloss.AdaptiveColor{Light: "25", Dark: "75"}
+	colorOK      = lipgloss.AdaptiveColor{Light: "28", Dark: "42"}
+	colorBad     = lipgloss.AdaptiveColor{Light: "160", Dark: "196"}
+	colorHigh    = lipgloss.AdaptiveColor{Light: "166", Dark: "202"}
+	colorWarn    = lipgloss.AdaptiveColor{Light: "130", Dark: "214"}
+	colorLabel   = lipgloss.AdaptiveColor{Light: "91", Dark: "177"}
+	colorPalette = []lipgloss.AdaptiveColor{colorDim, colorKey, colorOK, colorBad, colorHigh, colorWarn, colorLabel}
+)
+
+func newStyles(w io.Writer, color string) styles { return newStylesOn(lipgloss.NewRenderer(w), color) }
+
+// newStylesOn makes the styles on renderer r (tests set its background).
+func newStylesOn(r *lipgloss.Renderer, color string) styles {
 	switch color {
 	case "always":
 		r.SetColorProfile(termenv.ANSI256)
@@ -65,19 +83,19 @@ func newStyles(w io.Writer, color string) styles {
 			r.SetColorProfile(termenv.Ascii)
 		}
 	}
-	c := func(code string) lipgloss.Style { return r.NewStyle().Foreground(lipgloss.Color(code)) }
+	c := func(ac lipgloss.AdaptiveColor) lipgloss.Style { return r.NewStyle().Foreground(ac) }
 	return styles{
 		ascii: r.ColorProfile() == termenv.Ascii,
-		head:  r.NewStyle().Bold(true), dim: c("245"), key: c("75"), task: r.NewStyle().Bold(true),
-		ok: c("42"), bad: c("196").Bold(true), warn: c("214"), state: r.NewStyle().Bold(true), plain: r.NewStyle(),
+		head:  r.NewStyle().Bold(true), dim: c(colorDim), key: c(colorKey), task: r.NewStyle().Bold(true),
+		ok: c(colorOK), bad: c(colorBad).Bold(true), warn: c(colorWarn), state: r.NewStyle().Bold(true), plain: r.NewStyle(),
 		severity: map[string]lipgloss.Style{
-			"critical": c("196").Bold(true), "high": c("202").Bold(true), "medium": c("214"),
-			"low": c("75"), "info": c("245"),
+			"critical": c(colorBad).Bold(true), "high": c(colorHigh).Bold(true), "medium": c(colorWarn),
+			"low": c(colorKey), "info": c(colorDim),
 		},
 		class: map[string]lipgloss.Style{
-			"confirmation": c("42"), "crossing": c("196"), "uncertainty": c("214"),
-			"approach": c("75"), "retreat": c("245"), "label": c("177"), "check": c("245"),
-			kindInterruption: c("214").Bold(true), "other": c("245"),
+			"confirmation": c(colorOK), "crossing": c(colorBad), "uncertainty": c(colorWarn),
+			"approach": c(colorKey), "retreat": c(colorDim), "label": c(colorLabel), "check": c(colorDim),
+			kindInterruption: c(colorWarn).Bold(true), "other": c(colorDim),
 		},
 	}
 }
@@ -128,9 +146,11 @@ func (t textRenderer) Analyze(w io.Writer, r *Report) error {
 	t.base = commonDir(paths)
 	var b strings.Builder
 	s := r.Summary
-	// Free text wraps to the width; only keys (copied whole) may run over.
+	// Free text wraps to the width at spaces; a token (a key, a path) that
+	// is longer stays whole and runs over.
 	say := func(indent int, style lipgloss.Style, text string) {
-		for i, l := range wrapText(text, width-indent) {
+		// -2: continuation lines are indented by two more.
+		for i, l := range wrapWords(text, width-indent-2) {
 			pad := strings.Repeat(" ", indent)
 			if i > 0 {
 				pad += "  "
@@ -140,20 +160,39 @@ func (t textRenderer) Analyze(w io.Writer, r *Report) error {
 	}
 	b.WriteString(headed(st.head, "effectlint analyze:", fmt.Sprintf("%d input(s), %d event(s), %d problem(s), %d task(s), %d key scope(s)",
 		s.Inputs, s.Events, s.Problems, s.Tasks, s.Keys), width))
+	// The verdict first, so that a long report need not be scrolled to
+	// its end to be judged (it is said again at the end).
+	b.WriteString(summaryLine(st, width, r))
 	for _, in := range r.Inputs {
 		for i, p := range in.Problems {
 			if i == 20 {
-				say(2, st.bad, fmt.Sprintf("! %d more problem(s) in %s", len(in.Problems)-20+in.ProblemsOmitted, clean(in.Path)))
+				say(2, st.bad, fmt.Sprintf("! %d more problem(s) in %s", len(in.Problems)-20+in.ProblemsOmitted, t.rel(in.Path)))
 				break
 			}
 			say(2, st.bad, fmt.Sprintf("problem %s: %s", t.ptr(analyzer.Pointer{File: p.File, Line: p.Line}), clean(p.Message)))
 		}
 		if o := omitted(in); o != "" && len(in.Problems) <= 20 {
-			say(2, st.bad, fmt.Sprintf("! %s: %s", clean(in.Path), o))
+			say(2, st.bad, fmt.Sprintf("! %s: %s", t.rel(in.Path), o))
 		}
-		for _, n := range in.Notices {
-			say(2, st.warn, fmt.Sprintf("notice %s: %s", clean(in.Path), clean(n)))
+	}
+	for _, n := range groupNotices(r.Inputs) {
+		if len(n.paths) == 1 {
+			times := ""
+			if n.count > 1 {
+				times = fmt.Sprintf("%d × ", n.count)
+			}
+			say(2, st.warn, fmt.Sprintf("%snotice %s: %s", times, t.rel(n.paths[0]), n.text))
+			continue
 		}
+		where := make([]string, 0, 4)
+		for i, p := range n.paths {
+			if i == 3 {
+				where = append(where, fmt.Sprintf("%d more", len(n.paths)-3))
+				break
+			}
+			where = append(where, t.rel(p))
+		}
+		say(2, st.warn, fmt.Sprintf("%d × notice: %s (in %s)", n.count, n.text, plainList(where)))
 	}
 	if t.base != "" {
 		// One token, printed whole so it can be copied.
@@ -166,22 +205,29 @@ func (t textRenderer) Analyze(w io.Writer, r *Report) error {
 	if len(r.Skipped) > 0 {
 		skipped := make([]string, 0, len(r.Skipped))
 		for _, s := range r.Skipped {
-			skipped = append(skipped, strings.TrimPrefix(clean(s), t.base))
+			skipped = append(skipped, t.rel(s))
 		}
 		say(2, st.dim, fmt.Sprintf("skipped %d non-transcript file(s): %s", len(r.Skipped), strings.Join(skipped, ", ")))
 	}
 	b.WriteString("\n")
-	b.WriteString(summaryTable(st, r))
-	if len(r.Keys) > 0 {
+	b.WriteString(summaryTables(st, width, r))
+	shown, hidden := t.shownScopes(r)
+	if n := len(hidden); n > 0 {
+		b.WriteString("\n")
+		say(0, st.dim, hiddenLine(r, hidden))
+	}
+	if len(shown) > 0 {
 		b.WriteString("\n")
 		for _, l := range strings.Split(legend(width), "\n") {
 			b.WriteString(st.dim.Render(l) + "\n")
 		}
 	}
 	idx := r.findingIndex()
-	for i, k := range r.Keys {
+	for _, i := range shown {
 		b.WriteString("\n")
-		t.keyScope(&b, st, width, i+1, k, r.timeline(k, idx))
+		// K numbers are positions in the whole report (and in the JSON
+		// report's keys), whatever --show hides.
+		t.keyScope(&b, st, width, i+1, r.Keys[i], r.timeline(r.Keys[i], idx))
 		// A month of history has thousands of key scopes: write them as
 		// they come (at line ends, so trimming is the same).
 		if b.Len() > 256<<10 && strings.HasSuffix(b.String(), "\n") {
@@ -197,6 +243,123 @@ func (t textRenderer) Analyze(w io.Writer, r *Report) error {
 	b.WriteString(summaryLine(st, width, r))
 	_, err := io.WriteString(w, trimLines(b.String()))
 	return err
+}
+
+// rel is a path as the report shows it: under the report's base folder.
+func (t textRenderer) rel(path string) string { return strings.TrimPrefix(clean(path), t.base) }
+
+// Show modes of the text report (Options.Show).
+const (
+	// ShowFindings, the default, draws the key scopes a reader has to look
+	// at: those with a finding, and those whose evidence settles nothing.
+	ShowFindings = "findings"
+	// ShowAll draws every key scope.
+	ShowAll = "all"
+)
+
+// ShowModes lists the values of Options.Show.
+var ShowModes = []string{ShowFindings, ShowAll}
+
+// settled says whether a key scope's evidence proves its outcome (SPEC
+// §4): sent_verified (a confirmed delivery) or not_sent (every task ended
+// without crossing). send_status_unknown is terminal but proves nothing
+// (the doubt is what a reader must see); in_flight and open are not
+// terminal.
+func settled(state string) bool { return state == "sent_verified" || state == "not_sent" }
+
+// shownScopes splits the key scopes (by index) into those the text report
+// draws and those --show findings leaves out: a settled scope that no
+// finding concerns. A finding concerns a scope when it names its key and
+// scope; one that names no key (an ambiguous title, an unreadable input)
+// concerns every scope of its task, or with an event or a task start in
+// a file its evidence points into (in doubt, a scope is drawn).
+func (t textRenderer) shownScopes(r *Report) (shown, hidden []int) {
+	withFindings := map[[2]string]bool{}
+	keylessTasks, keylessFiles := map[string]bool{}, map[string]bool{}
+	for _, f := range r.Findings {
+		if f.Key != nil {
+			withFindings[[2]string{*f.Key, deref(f.Scope)}] = true
+			continue
+		}
+		if f.Task != nil {
+			keylessTasks[*f.Task] = true
+		}
+		for _, p := range f.Evidence {
+			keylessFiles[p.File] = true
+		}
+	}
+	concerned := func(k KeyScope) bool {
+		if withFindings[[2]string{k.Key, k.Scope}] {
+			return true
+		}
+		for _, task := range k.Tasks {
+			if keylessTasks[task.ID] || keylessFiles[task.Start.File] {
+				return true
+			}
+		}
+		for _, e := range k.Evidence {
+			if keylessFiles[e.File] {
+				return true
+			}
+		}
+		return false
+	}
+	for i, k := range r.Keys {
+		if t.opt.Show != ShowAll && settled(k.State) && !concerned(k) {
+			hidden = append(hidden, i)
+			continue
+		}
+		shown = append(shown, i)
+	}
+	return shown, hidden
+}
+
+// hiddenLine says how many key scopes were left out, in which states, and
+// how to see them.
+func hiddenLine(r *Report, hidden []int) string {
+	byState := map[string]int{}
+	for _, i := range hidden {
+		byState[r.Keys[i].State]++
+	}
+	var parts []string
+	for _, s := range states {
+		if n := byState[s]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, s))
+		}
+	}
+	return fmt.Sprintf("not drawn: %d settled key scope(s) with no finding (%s); --show all draws them",
+		len(hidden), plainList(parts))
+}
+
+// notice is one notice text and the inputs that gave it, in input order.
+type notice struct {
+	text  string
+	paths []string
+	count int // occurrences, one input may give the same notice again
+}
+
+// groupNotices folds identical notices of several inputs into one (a run
+// over 160 sessions of one tool says the same thing 160 times), in the
+// order of their first appearance.
+func groupNotices(inputs []transcripts.Input) []notice {
+	var out []notice
+	at := map[string]int{}
+	for _, in := range inputs {
+		for _, n := range in.Notices {
+			text := clean(n)
+			i, ok := at[text]
+			if !ok {
+				i = len(out)
+				at[text] = i
+				out = append(out, notice{text: text})
+			}
+			out[i].count++
+			if p := out[i].paths; len(p) == 0 || p[len(p)-1] != in.Path {
+				out[i].paths = append(out[i].paths, in.Path)
+			}
+		}
+	}
+	return out
 }
 
 // legend explains the marks, wrapped between entries (never inside one).
@@ -221,29 +384,34 @@ func legend(width int) string {
 	return out + line
 }
 
-// summaryTable counts key scopes by state and findings by severity, side
-// by side (both lists have five entries).
-func summaryTable(st styles, r *Report) string {
-	tb := table.New().Border(lipgloss.NormalBorder()).BorderStyle(st.dim).
-		Headers("STATE", "KEY SCOPES", "SEVERITY", "FINDINGS")
-	for i := range states {
-		tb.Row(states[i], strconv.Itoa(r.Summary.States[states[i]]), severities[i], strconv.Itoa(r.Summary.Findings[severities[i]]))
-	}
-	tb.StyleFunc(func(row, col int) lipgloss.Style {
-		base := st.plain.Padding(0, 1)
-		switch {
-		case row == table.HeaderRow:
-			return st.head.Padding(0, 1)
-		case col == 1 || col == 3:
-			return base.Align(lipgloss.Right)
-		case col == 0 && r.Summary.States[states[row]] > 0:
-			return st.stateStyle(states[row]).Padding(0, 1)
-		case col == 2 && r.Summary.Findings[severities[row]] > 0:
-			return st.severity[severities[row]].Padding(0, 1)
+// summaryTables counts key scopes by state and findings by severity: two
+// tables (the two lists have nothing to do with each other row by row),
+// side by side when the width allows, else one under the other.
+func summaryTables(st styles, width int, r *Report) string {
+	count := func(head string, names []string, counts map[string]int, style func(string) lipgloss.Style) string {
+		tb := table.New().Border(lipgloss.NormalBorder()).BorderStyle(st.dim).Headers(head, "COUNT")
+		for _, n := range names {
+			tb.Row(n, strconv.Itoa(counts[n]))
 		}
-		return st.dim.Padding(0, 1)
-	})
-	return tb.Render() + "\n"
+		tb.StyleFunc(func(row, col int) lipgloss.Style {
+			switch {
+			case row == table.HeaderRow:
+				return st.head.Padding(0, 1)
+			case col == 1:
+				return st.plain.Padding(0, 1).Align(lipgloss.Right)
+			case counts[names[row]] > 0:
+				return style(names[row]).Padding(0, 1)
+			}
+			return st.dim.Padding(0, 1)
+		})
+		return tb.Render()
+	}
+	left := count("KEY SCOPE STATE", states, r.Summary.States, st.stateStyle)
+	right := count("FINDING SEVERITY", severities, r.Summary.Findings, func(s string) lipgloss.Style { return st.severity[s] })
+	if lipgloss.Width(left)+2+lipgloss.Width(right) <= width {
+		return lipgloss.JoinHorizontal(lipgloss.Top, left, "  ", right) + "\n"
+	}
+	return left + "\n" + right + "\n"
 }
 
 // cell writes text styled, padded to w cells (text is already clean).
@@ -294,18 +462,36 @@ func (t textRenderer) keyScope(b *strings.Builder, st styles, width, num int, k 
 		}
 	}
 	fmt.Fprintf(b, "  %s %s\n", st.dim.Render("key      "), st.key.Render(clean(k.Key)))
+	ids := make([]string, 0, len(k.Tasks))
+	for _, task := range k.Tasks {
+		ids = append(ids, task.ID)
+	}
+	// Long ids (UUIDs) are shown by a short label; the task list gives
+	// each full id once.
+	labels := taskLabels(ids)
+	name := func(id string) string {
+		if l, ok := labels[id]; ok {
+			return clean(l)
+		}
+		return clean(id)
+	}
 	label := fmt.Sprintf("tasks %d", len(k.Tasks))
 	for i, task := range tl.Lanes {
 		if i == CollapseAbove {
 			field(label, st.dim, fmt.Sprintf("… %d more drawn below", len(tl.Lanes)-i))
 			break
 		}
-		field(label, st.dim, clean(task.ID)+"  "+clean(taskLine(task)))
+		line := name(task.ID) + "  " + clean(taskLine(task))
+		if l := labels[task.ID]; l != task.ID {
+			line = clean(l) + " (" + clean(task.ID) + ")  " + clean(taskLine(task))
+		}
+		field(label, st.dim, line)
 		label = ""
 	}
 	if n := len(tl.Collapsed); n > 0 {
 		ids := make([]string, 0, 8)
 		for i, c := range tl.Collapsed {
+			// Collapsed tasks are not in the list above: their full id.
 			if i == 6 {
 				ids = append(ids, fmt.Sprintf("… %d more", n-6))
 				break
@@ -321,7 +507,7 @@ func (t textRenderer) keyScope(b *strings.Builder, st styles, width, num int, k 
 	switch {
 	case k.Consumed != nil:
 		c := k.Consumed
-		field("consumed", st.bad, fmt.Sprintf("at %s by %s %s (%s)", clean(c.TS), clean(c.Task), clean(c.Type),
+		field("consumed", st.bad, fmt.Sprintf("at %s by %s %s (%s)", clean(c.TS), name(c.Task), clean(c.Type),
 			t.ptr(analyzer.Pointer{File: c.File, Line: c.Line})))
 	case effect.Consumes(k.State):
 		field("consumed", st.bad, "yes, with no crossing on record (see the findings)")
@@ -333,18 +519,19 @@ func (t textRenderer) keyScope(b *strings.Builder, st styles, width, num int, k 
 		fmt.Fprintf(b, "  %s\n", st.dim.Render("(every task collapsed: nothing to draw)"))
 	default:
 		b.WriteString("\n")
-		t.timeline(b, st, width, tl)
+		t.timeline(b, st, width, tl, name)
 	}
 }
 
 // timeline draws a key scope's marks, time flowing down, one lane per
 // task; columns: time, lanes, task, event, class, file:line, findings.
-func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Timeline) {
+// name gives the label a task is shown by (see taskLabels).
+func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Timeline, name func(id string) string) {
 	const indent = 2
 	clockW, taskW, atW, findW := 10, 4, 2, 0
 	maxID := 1
 	for _, l := range tl.Lanes {
-		maxID = max(maxID, ansi.StringWidth(clean(l.ID)))
+		maxID = max(maxID, ansi.StringWidth(name(l.ID)))
 	}
 	type row struct {
 		clock, task, what, at, find string
@@ -355,13 +542,13 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 		for _, n := range m.Findings {
 			fs = append(fs, fmt.Sprintf("F%d", n))
 		}
-		rows[i] = row{clean(m.Clock()), clean(m.Task), clean(m.What), t.ptr(m.At), strings.Join(fs, " ")}
+		rows[i] = row{clean(m.Clock()), name(m.Task), clean(m.What), t.ptr(m.At), strings.Join(fs, " ")}
 		clockW = max(clockW, ansi.StringWidth(rows[i].clock))
 		taskW = max(taskW, ansi.StringWidth(rows[i].task))
 		atW = max(atW, ansi.StringWidth(rows[i].at))
 		findW = max(findW, ansi.StringWidth(rows[i].find))
 	}
-	taskW = min(taskW, 16)
+	taskW = min(taskW, 24)
 	if findW > 0 {
 		findW = max(findW, len("findings"))
 	}
@@ -430,6 +617,49 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 	if whatW() < 22 {
 		classW = 0 // the glyph and the legend still say the class
 	}
+	atHead := "at"
+	if classW == 0 && whatW()+2 < 22 {
+		// Still too long (a session file named by its UUID): when each
+		// task's marks are all in one file, name that file once per task,
+		// whole, and show only line numbers in the rows.
+		fileOf := map[string]string{}
+		lines := make([]string, len(rows))
+		single := true
+		for i, m := range tl.Marks {
+			j := strings.LastIndexByte(rows[i].at, ':')
+			if j < 0 {
+				single = false
+				break
+			}
+			f := rows[i].at[:j]
+			if prev, ok := fileOf[m.Task]; ok && prev != f {
+				single = false
+				break
+			}
+			fileOf[m.Task], lines[i] = f, rows[i].at[j+1:]
+		}
+		if single {
+			label := "file of  "
+			for _, l := range tl.Lanes {
+				f, ok := fileOf[l.ID]
+				if !ok {
+					continue
+				}
+				for k, line := range wrapWords(name(l.ID)+"  "+f, width-12) {
+					if k > 0 {
+						line = "  " + line
+					}
+					fmt.Fprintf(b, "  %s %s\n", st.dim.Render(label), st.dim.Render(line))
+					label = "         "
+				}
+			}
+			atHead, atW = "line", len("line")
+			for i := range rows {
+				rows[i].at = lines[i]
+				atW = max(atW, len(lines[i]))
+			}
+		}
+	}
 	ww := max(whatW(), 8)
 	if classW == 0 {
 		ww = max(whatW()+2, 8)
@@ -467,8 +697,10 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 	for l := 0; l < cells; l++ {
 		label := ""
 		if l < lanes {
-			label = clean(tl.Lanes[l].ID)
+			label = name(tl.Lanes[l].ID)
 			if w := ansi.StringWidth(label); w > labelW {
+				// Ids differ at their end (w1, w2), and so do labels:
+				// each is the shortest prefix that tells it apart.
 				label = ansi.TruncateLeft(label, w-labelW, "")
 			}
 		} else {
@@ -485,7 +717,7 @@ func (t textRenderer) timeline(b *strings.Builder, st styles, width int, tl Time
 		st.cell(b, st.dim, "class", classW)
 	}
 	b.WriteString("  ")
-	st.cell(b, st.dim, "at", atW)
+	st.cell(b, st.dim, atHead, atW)
 	if findW > 0 {
 		b.WriteString("  ")
 		b.WriteString(st.dim.Render("findings"))
@@ -610,10 +842,8 @@ func wrapList(items []string, w, indent int) string {
 	return b.String()
 }
 
-// wrapText wraps plain text to w cells (words first, long words broken).
-func wrapText(text string, w int) []string {
-	return strings.Split(ansi.Wrap(text, max(w, 20), ""), "\n")
-}
+// wrapText wraps plain text to w cells at spaces (see wrapWords).
+func wrapText(text string, w int) []string { return wrapWords(text, w) }
 
 func (t textRenderer) findings(b *strings.Builder, st styles, width int, r *Report) {
 	if len(r.Findings) == 0 {
@@ -629,7 +859,7 @@ func (t textRenderer) findings(b *strings.Builder, st styles, width int, r *Repo
 	for i, f := range r.Findings {
 		sev := f.Severity
 		head := clean(f.Rule)
-		if f.Task != nil {
+		if f.Task != nil && !namesTask(f.Message, *f.Task) {
 			head += " task " + clean(*f.Task)
 		}
 		lines := wrapText(head+": "+clean(f.Message), width-hang)
@@ -672,6 +902,14 @@ func (t textRenderer) findings(b *strings.Builder, st styles, width int, r *Repo
 	}
 }
 
+// namesTask says whether a message begins by naming the task ("task t2:
+// …", "task t2 crossed …", "task t2's intent …"): the line then does not
+// name it a second time ("task t2: task t2: …").
+func namesTask(message, task string) bool {
+	rest, ok := strings.CutPrefix(message, "task "+task)
+	return ok && (rest == "" || rest[0] == ' ' || rest[0] == ':' || rest[0] == ',' || strings.HasPrefix(rest, "'s "))
+}
+
 func summaryLine(st styles, width int, r *Report) string {
 	s := r.Summary
 	var states []string
@@ -706,6 +944,19 @@ func summaryLine(st styles, width int, r *Report) string {
 
 func (t textRenderer) Check(w io.Writer, c *CheckReport) error {
 	st := newStyles(w, t.opt.Color)
+	width := termWidth(w, t.opt.Width)
+	// As analyze does: the folder every input is in is said once, and
+	// file:line pointers are shown under it.
+	paths := make([]string, 0, len(c.Inputs))
+	for _, in := range c.Inputs {
+		paths = append(paths, in.Path)
+	}
+	for _, r := range c.Reasons {
+		for _, p := range r.Evidence {
+			paths = append(paths, p.File)
+		}
+	}
+	t.base = commonDir(paths)
 	var b strings.Builder
 	verdict := st.ok.Render("ALLOW")
 	if c.Decision != "allow" {
@@ -721,14 +972,28 @@ func (t textRenderer) Check(w io.Writer, c *CheckReport) error {
 	if c.Executor != nil {
 		fmt.Fprintf(&b, "  executor %s\n", clean(*c.Executor))
 	}
+	if t.base != "" {
+		fmt.Fprintf(&b, "  %s %s\n", st.dim.Render("paths below are under"), st.dim.Render(t.base))
+	}
 	for _, r := range c.Reasons {
-		fmt.Fprintf(&b, "  %s %s\n", st.head.Render(r.Rule), clean(r.Message))
+		rule := clean(r.Rule)
+		lines := wrapWords(rule+" "+clean(r.Message), width-4)
+		first, _ := strings.CutPrefix(lines[0], rule)
+		fmt.Fprintf(&b, "  %s%s\n", st.head.Render(rule), first)
+		for _, l := range lines[1:] {
+			fmt.Fprintf(&b, "    %s\n", l)
+		}
 		if len(r.Evidence) > 0 {
 			at := make([]string, 0, len(r.Evidence))
 			for _, p := range r.Evidence {
-				at = append(at, ptr(p))
+				at = append(at, t.ptr(p))
 			}
-			fmt.Fprintf(&b, "    %s %s\n", st.dim.Render("at"), st.dim.Render(strings.Join(at, ", ")))
+			for i, l := range wrapWords("at "+strings.Join(at, ", "), width-4) {
+				if i > 0 {
+					l = "  " + l
+				}
+				fmt.Fprintf(&b, "    %s\n", st.dim.Render(l))
+			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())

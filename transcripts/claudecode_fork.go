@@ -88,7 +88,7 @@ func (rn *run) claudeOwners(srcs []source) claudeForks {
 		if st, err := os.Stat(s.path); err != nil || !st.Mode().IsRegular() {
 			continue // a pipe is read once, by its reader
 		}
-		br, closeFn, _, ok := rn.open(s)
+		br, closeFn, _, ok := rn.open(s, false)
 		if !ok {
 			continue
 		}

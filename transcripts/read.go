@@ -72,6 +72,10 @@ type Options struct {
 	// Extra are inputs that are no file: a key ledger's journal, say,
 	// exported as native events when the run reads it.
 	Extra []Extra
+	// Progress, when set, is told of each input opened (files 1) and of
+	// the bytes read from it as they are read (before gzip): a meter for
+	// people watching a long run. Called from several goroutines.
+	Progress func(files int, bytes int64)
 }
 
 // RecordedKey is a key a ledger recorded for a call id, and the task
@@ -212,7 +216,7 @@ func Read(paths []string, opt Options, emit func(Event)) (Result, error) {
 	srcs = sameFilesOnce(srcs)
 	sort.Strings(res.Skipped)
 	if opt.InputFormat != "" && !knownFormat(opt.InputFormat) {
-		return res, fmt.Errorf("--input-format %q is not one of %v", opt.InputFormat, Formats)
+		return res, fmt.Errorf("--input-format %q is not one of %s", opt.InputFormat, listed(Formats, len(Formats)))
 	}
 	if opt.InputFormat == FormatProfile && profileSource(opt.Profile) == nil {
 		return res, fmt.Errorf("--input-format profile needs --profile with a source section")
@@ -326,7 +330,7 @@ func (rn *run) readParallel(srcs []source, workers int) []Input {
 // by --input-format) as readSource would; native is false for any other
 // file, which is left to readSource.
 func (rn *run) readNativeAhead(s source, emit func(Event)) (in Input, native bool) {
-	br, closeFn, in, ok := rn.open(s)
+	br, closeFn, in, ok := rn.open(s, true)
 	if !ok {
 		return in, true
 	}
@@ -494,7 +498,7 @@ func knownFormat(f string) bool {
 }
 
 func (rn *run) readSource(s source) Input {
-	br, closeFn, in, ok := rn.open(s)
+	br, closeFn, in, ok := rn.open(s, true)
 	if !ok {
 		return in
 	}
@@ -505,8 +509,9 @@ func (rn *run) readSource(s source) Input {
 }
 
 // open opens an input and sees through gzip. When it cannot, ok is false
-// and the Input says why.
-func (rn *run) open(s source) (br *bufio.Reader, closeFn func(), in Input, ok bool) {
+// and the Input says why. counted: the read is the input's own and is told
+// to Options.Progress (a look ahead is not).
+func (rn *run) open(s source, counted bool) (br *bufio.Reader, closeFn func(), in Input, ok bool) {
 	in = Input{Path: s.path, Format: FormatNative, Problems: []Problem{}, maxProblems: rn.opt.MaxProblems}
 	if in.maxProblems == 0 {
 		in.maxProblems = DefaultMaxProblems
@@ -546,6 +551,10 @@ func (rn *run) open(s source) (br *bufio.Reader, closeFn func(), in Input, ok bo
 		}
 		r = f
 	}
+	if p := rn.opt.Progress; p != nil && counted {
+		p(1, 0)
+		r = countedReader{r, p}
+	}
 	br = bufio.NewReaderSize(r, 64<<10)
 	// gzip is recognized by its magic bytes, not only by the name, so that
 	// a compressed log piped to standard input is read as well.
@@ -560,6 +569,20 @@ func (rn *run) open(s source) (br *bufio.Reader, closeFn func(), in Input, ok bo
 		br = bufio.NewReaderSize(gzipErrors{zr}, 64<<10)
 	}
 	return br, closeFn, in, true
+}
+
+// countedReader tells Options.Progress of the bytes read through it.
+type countedReader struct {
+	r        io.Reader
+	progress func(files int, bytes int64)
+}
+
+func (c countedReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.progress(0, int64(n))
+	}
+	return n, err
 }
 
 // checkEmpty makes an input with nothing in it a problem.
