@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/internal/buildinfo"
 	"github.com/effectlint/effectlint/policy"
 	"github.com/effectlint/effectlint/policy/builtin"
 	"github.com/effectlint/effectlint/report"
@@ -102,8 +103,11 @@ whether a delivery is not_sent, sent_verified or send_status_unknown, whether
 a task may cross the delivery boundary now, and which tasks did something risky.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// --version prints the same line as the first of `effectlint version`.
+		Version: buildinfo.Get().String(),
 	}
-	root.AddCommand(newAnalyze(env), newCheck(env), newFacts(env), newKey(env), newProfile(env),
+	root.SetVersionTemplate("effectlint {{.Version}}\n")
+	root.AddCommand(newVersion(env), newAnalyze(env), newCheck(env), newFacts(env), newKey(env), newProfile(env),
 		newClaim(env), newCross(env), newSettle(env), newAuthorize(env), newLedger(env), newMCP(env), newHook(env))
 	addPolicyCommands(root, env)
 	return root
