@@ -170,25 +170,27 @@ func Waivers(data map[string]any) ([]Waiver, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: expires %q: %v", name, w.Expires, err)
 		}
+		if strings.HasSuffix(w.Expires, "T00:00:00Z") {
+			// An unquoted YAML date, shown as it was written.
+			w.Expires = strings.TrimSuffix(w.Expires, "T00:00:00Z")
+		}
 		out = append(out, Waiver{Waiver: w, Until: until})
 	}
 	return out, nil
 }
 
-// until reads expires: a date is the last day the waiver applies (to its
-// end, UTC); a time with offset is the instant it stops.
+// until reads expires: the waiver stops applying at that instant, and a
+// date (YYYY-MM-DD) is its first moment, 00:00 UTC: a waiver "expires
+// 2026-12-31" applies on December 30th, not on the 31st. YAML reads an
+// unquoted date as that same midnight, so quoted or not it means one thing.
 func until(s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, errors.New("a waiver needs an expires date (YYYY-MM-DD)")
 	}
 	if d, err := time.Parse(time.DateOnly, s); err == nil {
-		return d.AddDate(0, 0, 1), nil
+		return d, nil
 	}
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		// YAML may turn an unquoted date into midnight UTC: still a date.
-		if t.Equal(time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)) && strings.HasSuffix(s, "T00:00:00Z") {
-			return t.AddDate(0, 0, 1), nil
-		}
 		return t, nil
 	}
 	return time.Time{}, errors.New("want a date YYYY-MM-DD or an RFC 3339 time")

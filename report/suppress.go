@@ -129,8 +129,8 @@ type Waiver struct {
 	Rule        string `json:"rule,omitempty"`
 	Key         string `json:"key,omitempty"`
 	Reason      string `json:"reason"`
-	// Expires is a date (YYYY-MM-DD, the last day it applies) or an RFC
-	// 3339 time.
+	// Expires is when it stops applying: a date (YYYY-MM-DD, from 00:00
+	// UTC that day on) or an RFC 3339 time.
 	Expires string `json:"expires"`
 }
 
