@@ -76,13 +76,13 @@ func newAnalyze(env Env) *cobra.Command {
 			return nil
 		},
 	}
-	c.register(cmd)
+	c.register(cmd, report.Formats)
 	c.registerLedger(cmd)
 	p.register(cmd)
-	o.register(cmd)
+	o.register(cmd, report.Formats)
 	cmd.Flags().StringVar(&baselinePath, "baseline", "", "a baseline `FILE` (from --write-baseline): only findings not in it fail the run; the others are reported as suppressed")
 	cmd.Flags().StringVar(&writeBaseline, "write-baseline", "", "write every finding of this run to `FILE` as a baseline, and judge the run against it (exit 0 unless nothing was read)")
-	cmd.Flags().StringVar(&failOn, "fail-on", "high", "lowest finding severity that exits 1: critical, high, medium, low, info or none")
+	cmd.Flags().StringVar(&failOn, "fail-on", "high", "lowest finding `SEVERITY` that exits 1: critical, high, medium, low, info or none")
 	return cmd
 }
 

@@ -76,13 +76,13 @@ func newCheck(env Env) *cobra.Command {
 			return nil
 		},
 	}
-	c.register(cmd)
+	c.register(cmd, checkFormatList())
 	c.registerLedger(cmd)
 	p.register(cmd)
-	o.register(cmd)
+	o.register(cmd, checkFormatList())
 	f.register(cmd, true)
-	cmd.Flags().StringVar(&f.authorization, "authorization", "", "authorization id the new intent delivers under (a redelivery)")
-	cmd.Flags().StringVar(&task, "task", "", "the task asking (required)")
-	cmd.Flags().StringVar(&checkpoint, "checkpoint", "resume", "checkpoint: resume, picker or send (default resume, the strictest)")
+	cmd.Flags().StringVar(&f.authorization, "authorization", "", "authorization `ID` the new intent delivers under (a redelivery)")
+	cmd.Flags().StringVar(&task, "task", "", "the `TASK` asking (required)")
+	cmd.Flags().StringVar(&checkpoint, "checkpoint", "resume", "the `CHECKPOINT` asked about: resume (the strictest), picker or send")
 	return cmd
 }

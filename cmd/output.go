@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"fmt"
 	"os"
 	"strings"
 
@@ -17,9 +16,9 @@ type outputFlags struct {
 	specs []string
 }
 
-func (o *outputFlags) register(cmd *cobra.Command) {
+func (o *outputFlags) register(cmd *cobra.Command, formats []string) {
 	cmd.Flags().StringArrayVar(&o.specs, "output", nil,
-		"also write FORMAT=PATH (repeatable), e.g. --output sarif=effectlint.sarif; formats: "+strings.Join(report.Formats, ", "))
+		"also write `FORMAT=PATH` (repeatable), e.g. --output sarif=effectlint.sarif; formats: "+strings.Join(formats, ", "))
 }
 
 // output is one extra report to write.
@@ -73,8 +72,16 @@ func writeOutputs(outs []output, render func(report.Renderer, *os.File) error) e
 	return nil
 }
 
-// formatHelp is the --format flag's help.
-var formatHelp = fmt.Sprintf("output format: %s", strings.Join(report.Formats, ", "))
+// checkFormatList are the formats that can render a gate decision.
+func checkFormatList() []string {
+	var out []string
+	for _, f := range report.Formats {
+		if report.DescribesChecks(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 // checkFormats refuses, before anything is read, the formats that have
 // nothing to say about a gate decision (SARIF describes findings).
