@@ -337,3 +337,23 @@ func TestSuppressions_ValidateInJSONAndSARIF(t *testing.T) {
 		t.Errorf("SARIF results %v, want 3 unchanged, 2 new, 4 suppressed", count)
 	}
 }
+
+func TestSuppressions_JUnitAndAnnotationsDoNotFailKnownFindings(t *testing.T) {
+	b := filepath.Join(t.TempDir(), "baseline.json")
+	if _, stderr, code := run(t, "analyze", "--write-baseline", b, incident); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, c := range []struct{ format, failing, known string }{
+		{"github", "::error ", "(baseline)"},
+		{"junit", "<failure", "<testcase"},
+	} {
+		plain, _, _ := run(t, "analyze", "--format", c.format, incident)
+		if !strings.Contains(plain, c.failing) {
+			t.Fatalf("%s without a baseline has no %q: the check is blind\n%s", c.format, c.failing, plain)
+		}
+		out, _, code := run(t, "analyze", "--baseline", b, "--format", c.format, incident)
+		if code != ExitOK || strings.Contains(out, c.failing) || !strings.Contains(out, c.known) {
+			t.Errorf("%s with every finding in the baseline: exit %d, want 0, no %q and %q shown:\n%s", c.format, code, c.failing, c.known, out)
+		}
+	}
+}
