@@ -148,7 +148,7 @@ func setupHelp(root *cobra.Command) {
 }
 
 func init() {
-	cobra.AddTemplateFunc("effectlintFlags", groupedFlagUsages)
+	cobra.AddTemplateFunc("effectlintFlags", func(c *cobra.Command) string { return groupedFlags(c, helpWidth()) })
 }
 
 // usageTemplate is cobra's, with an Examples heading and grouped flags.
@@ -177,9 +177,9 @@ func helpWidth() int {
 	return 100
 }
 
-// groupedFlagUsages lists a command's flags (its own and inherited) by
-// group, each group aligned on its own.
-func groupedFlagUsages(c *cobra.Command) string {
+// groupedFlags lists a command's flags (its own and inherited) by group,
+// each group aligned on its own, wrapped to width.
+func groupedFlags(c *cobra.Command, width int) string {
 	byGroup := map[string][]*pflag.Flag{}
 	add := func(f *pflag.Flag) {
 		if f.Hidden {
@@ -201,9 +201,16 @@ func groupedFlagUsages(c *cobra.Command) string {
 		}
 		sort.SliceStable(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })
 		b.WriteString("\n\n" + g.title + ":\n")
-		b.WriteString(strings.TrimRight(flagLines(fs, helpWidth()), "\n"))
+		b.WriteString(strings.TrimRight(flagLines(fs, width), "\n"))
 	}
 	return b.String()
+}
+
+// FlagUsages is a command's flags as its --help lists them (grouped, one
+// placeholder, one default, wrapped to width), for generated docs: pflag's
+// own FlagUsages prints "[=true|false]" and its defaults as they are.
+func FlagUsages(c *cobra.Command, width int) string {
+	return strings.TrimPrefix(groupedFlags(c, width), "\n\n") + "\n"
 }
 
 // flagName is "  -s, --name VALUE" of one flag.

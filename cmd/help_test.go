@@ -296,3 +296,24 @@ func TestHelp_ExamplesRun(t *testing.T) {
 		t.Errorf("only %d example lines ran", ran)
 	}
 }
+
+func TestFlagUsages_ForGeneratedDocs(t *testing.T) {
+	c, _, err := newRoot(Env{}).Find([]string{"analyze"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := FlagUsages(c, 80)
+	for _, want := range []string{"Input flags:\n", "Policy flags:\n", "Output flags:\n", "Limit flags:\n", "--profile FILE", "--require-checks "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("FlagUsages lacks %q:\n%s", want, out)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if len([]rune(l)) > 80 {
+			t.Errorf("line wider than 80: %q", l)
+		}
+	}
+	if strings.Contains(out, "[=true|false]") || strings.HasPrefix(out, "\n") {
+		t.Errorf("FlagUsages:\n%s", out)
+	}
+}
