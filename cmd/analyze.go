@@ -61,7 +61,16 @@ func newAnalyze(env Env) *cobra.Command {
 					return fail(ExitError, "writing the report: %v", err)
 				}
 			}
-			if err := writeOutputs(outs, func(r report.Renderer, f *os.File) error { return r.Analyze(f, rep) }); err != nil {
+			if err := writeOutputs(outs, func(format string, r report.Renderer, f *os.File) error {
+				if err := r.Analyze(f, rep); err != nil {
+					return err
+				}
+				if format == "text" {
+					_, err := io.WriteString(f, baseline.Summary(rep.Suppressions))
+					return err
+				}
+				return nil
+			}); err != nil {
 				return err
 			}
 			// SPEC §7: a run that read no event never passes, whatever

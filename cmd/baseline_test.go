@@ -82,6 +82,13 @@ func TestBaseline_KnownFindingsPassNewOnesFail(t *testing.T) {
 	if !strings.Contains(out, "suppressions: 0 new finding(s), 5 in the baseline "+b) {
 		t.Errorf("text report has no tally:\n%s", out)
 	}
+	txt := filepath.Join(t.TempDir(), "report.txt")
+	if _, _, code := run(t, "analyze", "--baseline", b, "--format", "json", "--output", "text="+txt, incident); code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	if got, _ := os.ReadFile(txt); !strings.Contains(string(got), "suppressions: 0 new finding(s), 5 in the baseline") {
+		t.Errorf("--output text= has no tally:\n%s", got)
+	}
 	f, err := baseline.Read(b)
 	if err != nil {
 		t.Fatal(err)

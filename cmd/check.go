@@ -67,7 +67,7 @@ func newCheck(env Env) *cobra.Command {
 			if err := r.Check(env.Stdout, rep); err != nil {
 				return fail(ExitError, "writing the decision: %v", err)
 			}
-			if err := writeOutputs(outs, func(r report.Renderer, f *os.File) error { return r.Check(f, rep) }); err != nil {
+			if err := writeOutputs(outs, func(_ string, r report.Renderer, f *os.File) error { return r.Check(f, rep) }); err != nil {
 				return err
 			}
 			if rep.Decision != "allow" {

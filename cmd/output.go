@@ -55,13 +55,13 @@ func (o *outputFlags) parse(color string) ([]output, error) {
 }
 
 // write creates each file and renders into it with render.
-func writeOutputs(outs []output, render func(report.Renderer, *os.File) error) error {
+func writeOutputs(outs []output, render func(format string, r report.Renderer, f *os.File) error) error {
 	for _, o := range outs {
 		f, err := os.Create(o.path)
 		if err != nil {
 			return fail(ExitError, "--output %s: %v", o.format, err)
 		}
-		err = render(o.r, f)
+		err = render(o.format, o.r, f)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
