@@ -226,6 +226,12 @@ func Apply(r *report.Report, base *File, path string, waivers []Waiver, now time
 	for i, f := range r.Findings {
 		fp := r.Fingerprint(f)
 		st := report.FindingStatus{Fingerprint: fp, Status: report.StatusNew}
+		// The baseline entry is taken even when a waiver applies: it is
+		// not gone, and it still holds when the waiver expires.
+		known := left[fp] > 0
+		if known {
+			left[fp]--
+		}
 		for _, w := range waivers {
 			if !w.matches(r, i, fp) {
 				continue
@@ -239,8 +245,7 @@ func Apply(r *report.Report, base *File, path string, waivers []Waiver, now time
 				st.Waiver = &ww // expired: said, not applied
 			}
 		}
-		if st.Status == report.StatusNew && left[fp] > 0 {
-			left[fp]--
+		if st.Status == report.StatusNew && known {
 			st.Status, st.Waiver = report.StatusBaseline, nil
 		}
 		switch st.Status {
