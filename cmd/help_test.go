@@ -274,6 +274,13 @@ func TestHelp_ExamplesRun(t *testing.T) {
 		}
 		for _, line := range strings.Split(c.Example, "\n") {
 			line = strings.TrimSpace(line)
+			// echo 'JSON' | effectlint …: the JSON is standard input.
+			stdin := ""
+			if rest, ok := strings.CutPrefix(line, "echo '"); ok {
+				if in, cmdline, ok := strings.Cut(rest, "' | "); ok && !strings.Contains(in, "'") {
+					stdin, line = in+"\n", cmdline
+				}
+			}
 			if !strings.HasPrefix(line, "effectlint ") {
 				continue
 			}
@@ -282,7 +289,7 @@ func TestHelp_ExamplesRun(t *testing.T) {
 				t.Errorf("%s: example %q is not a plain command line", path, line)
 				continue
 			}
-			_, stderr, code := run(t, words[1:]...)
+			_, stderr, code := runWith(t, stdin, builtinRules(t), words[1:]...)
 			// 1 is an answer of these (findings, stop, refusal); of the
 			// others, and 2 of any, a broken example.
 			answers := slices.Contains([]string{"effectlint", "effectlint analyze", "effectlint check", "effectlint explain", "effectlint claim"}, path)
