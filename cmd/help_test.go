@@ -140,6 +140,8 @@ func TestComplete_FlagValues(t *testing.T) {
 		{[]string{"analyze", "--fail-on", ""}, []string{"critical", "high", "medium", "low", "info", "none"}},
 		{[]string{"facts", "--input-format", ""}, []string{"effectlint/v1", "claude-code", "openai", "otel", "temporal", "profile"}},
 		{[]string{"claim", "--format", ""}, []string{"text", "json"}},
+		{[]string{"settle", "--outcome", ""}, []string{"confirmed", "unknown", "not_crossed"}},
+		{[]string{"check", "--output", "j"}, []string{"json=", "junit="}},
 	}
 	for _, c := range cases {
 		out, stderr, code := run(t, append([]string{"__complete"}, c.args...)...)
@@ -151,8 +153,12 @@ func TestComplete_FlagValues(t *testing.T) {
 		if !slices.Equal(got, c.want) {
 			t.Errorf("__complete %v = %q, want %q", c.args, got, c.want)
 		}
-		if directive != ":4" { // ShellCompDirectiveNoFileComp
-			t.Errorf("__complete %v directive %s, want :4 (no file names)", c.args, directive)
+		want := ":4" // ShellCompDirectiveNoFileComp
+		if c.args[1] == "--output" {
+			want = ":6" // and NoSpace: the path follows FORMAT=
+		}
+		if directive != want {
+			t.Errorf("__complete %v directive %s, want %s", c.args, directive, want)
 		}
 	}
 }
