@@ -48,7 +48,7 @@ var groupOf = map[string]string{
 
 	"policy": "policy", "data": "policy", "fail-on": "policy", "baseline": "policy", "run": "policy",
 
-	"format": "output", "color": "output", "output": "output", "write-baseline": "output",
+	"format": "output", "color": "output", "output": "output", "write-baseline": "output", "show": "output",
 
 	"max-line-bytes": "limits", "max-problems": "limits", "timeout": "limits", "deadline": "limits", "lease": "limits",
 }
@@ -60,7 +60,7 @@ var placeholders = map[string]string{
 	"lease": "DURATION", "deadline": "DURATION", "token": "N", "outcome": "OUTCOME", "by": "WHO",
 	"reason": "TEXT", "scope": "SCOPE", "key": "KEY", "authorization": "ID", "data": "PATH",
 	"policy": "PATH", "format": "FORMAT", "checkpoint": "CHECKPOINT", "task": "TASK", "ref": "REF",
-	"max-line-bytes": "BYTES", "timeout": "DURATION", "color": "WHEN", "ignore": "GLOB", "path-map": "FROM=TO",
+	"max-line-bytes": "BYTES", "timeout": "DURATION", "show": "SCOPES", "color": "WHEN", "ignore": "GLOB", "path-map": "FROM=TO",
 }
 
 // typeNames name a value by its type when the usage gives no back-quoted
@@ -93,6 +93,9 @@ func completionValues(cmd *cobra.Command, name string) []string {
 		return transcripts.Formats
 	case "outcome":
 		return []string{"confirmed", "unknown", "not_crossed"}
+	case "show":
+		// analyze --show (the text report's key scopes), once it lands.
+		return []string{"findings", "all"}
 	case "output":
 		var out []string
 		for _, f := range completionValues(cmd, "format") {
