@@ -70,7 +70,7 @@ func newCheck(env Env) *cobra.Command {
 			if err := r.Check(env.Stdout, rep); err != nil {
 				return fail(ExitError, "writing the decision: %v", err)
 			}
-			if err := writeOutputs(outs, func(r report.Renderer, f *os.File) error { return r.Check(f, rep) }); err != nil {
+			if err := writeOutputs(outs, func(_ string, r report.Renderer, f *os.File) error { return r.Check(f, rep) }); err != nil {
 				return err
 			}
 			if rep.Decision != "allow" {
@@ -79,13 +79,13 @@ func newCheck(env Env) *cobra.Command {
 			return nil
 		},
 	}
-	c.register(cmd)
+	c.register(cmd, checkFormatList())
 	c.registerLedger(cmd)
 	p.register(cmd)
-	o.register(cmd)
+	o.register(cmd, checkFormatList())
 	f.register(cmd, true)
-	cmd.Flags().StringVar(&f.authorization, "authorization", "", "authorization id the new intent delivers under (a redelivery)")
-	cmd.Flags().StringVar(&task, "task", "", "the task asking (required)")
-	cmd.Flags().StringVar(&checkpoint, "checkpoint", "resume", "checkpoint: resume, picker or send (default resume, the strictest)")
+	cmd.Flags().StringVar(&f.authorization, "authorization", "", "authorization `ID` the new intent delivers under (a redelivery)")
+	cmd.Flags().StringVar(&task, "task", "", "the `TASK` asking (required)")
+	cmd.Flags().StringVar(&checkpoint, "checkpoint", "resume", "the `CHECKPOINT` asked about: resume (the strictest), picker or send")
 	return cmd
 }

@@ -76,7 +76,7 @@ printed (whatever it says), 2 on any error.`,
 	c.registerInputFlags(cmd)
 	c.registerLedger(cmd)
 	p.register(cmd)
-	cmd.Flags().StringVar(&key, "key", "", "explain the state of this key's scopes (as `effectlint key` prints it)")
+	cmd.Flags().StringVar(&key, "key", "", "explain the state of this `KEY`'s scopes (as effectlint key prints it)")
 	cmd.Flags().StringVar(&scope, "scope", "", "with --key: only this scope (original, or an authorization id)")
 	cmd.Flags().StringVar(&task, "task", "", "explain the gate's decision for this task")
 	cmd.Flags().StringVar(&checkpoint, "checkpoint", "resume", "with --task: resume, picker or send")

@@ -45,8 +45,11 @@ JSON form (permissionDecision "deny", the reason starting "effectlint:"); an all
 gives no decision, so your own permission rules still apply. PostToolUse and
 PostToolUseFailure settle the claim (confirmed / unknown). Any error, or the deadline
 running out, denies the call. Install it with the entry --print-settings prints.`,
-		Example: `  effectlint hook claude-code --print-settings --ledger ~/.local/state/effectlint/ledger.db
-  echo '{"hook_event_name":"PreToolUse",...}' | effectlint hook claude-code`,
+		Example: `  # Print the settings.json entry that installs the hook
+  effectlint hook claude-code --print-settings --ledger ~/.local/state/effectlint/ledger.db
+
+  # What Claude Code does before a tool call: a Read is no delivery, so it passes (exit 0, no output)
+  echo '{"hook_event_name":"PreToolUse","session_id":"s1","transcript_path":"/tmp/s1.jsonl","cwd":"/tmp","tool_name":"Read","tool_input":{"file_path":"notes.txt"},"tool_use_id":"toolu_01"}' | effectlint hook claude-code`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if c.asOf != "" {

@@ -14,12 +14,12 @@ type intentFlags struct {
 
 func (f *intentFlags) register(cmd *cobra.Command, withKey bool) {
 	if withKey {
-		cmd.Flags().StringVar(&f.key, "key", "", "the idempotency key, as printed by `effectlint key`")
+		cmd.Flags().StringVar(&f.key, "key", "", "the idempotency `KEY`, as effectlint key prints it")
 	}
-	cmd.Flags().StringVar(&f.destination, "destination", "", "destination as PROVIDER/ID (e.g. slack/C024BE91L)")
-	cmd.Flags().StringVar(&f.title, "title", "", "destination display title: alone, a weak destination (two channels can share a title); with --destination, the channel's title, so crossings known by that title alone stop the check too")
-	cmd.Flags().StringVar(&f.file, "file", "", "content file to hash")
-	cmd.Flags().StringVar(&f.sha256, "sha256", "", "content SHA-256 (64 hex digits)")
+	cmd.Flags().StringVar(&f.destination, "destination", "", "destination as `PROVIDER/ID` (e.g. slack/C024BE91L)")
+	cmd.Flags().StringVar(&f.title, "title", "", "destination display `TITLE`: alone, a weak destination (two channels can share a title); with --destination, the channel's title, so crossings known by that title alone stop the check too")
+	cmd.Flags().StringVar(&f.file, "file", "", "content `FILE` to hash")
+	cmd.Flags().StringVar(&f.sha256, "sha256", "", "content SHA-256 (64 `HEX` digits)")
 }
 
 // intent is the intent the flags name.

@@ -30,7 +30,7 @@ type ledgerFlags struct {
 }
 
 func (l *ledgerFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&l.spec, "ledger", "", "the key ledger: PATH or sqlite:PATH (embedded), postgres://… (default $"+LedgerEnv+", else the file `effectlint ledger where` prints)")
+	cmd.Flags().StringVar(&l.spec, "ledger", "", "the key `LEDGER`: PATH or sqlite:PATH (embedded), postgres://… (default $"+LedgerEnv+", else the file effectlint ledger where prints)")
 	cmd.Flags().StringVar(&l.format, "format", "text", "output: text or json")
 }
 
@@ -340,7 +340,7 @@ func newLedger(env Env) *cobra.Command {
 			return nil
 		},
 	}
-	where.Flags().StringVar(&l.spec, "ledger", "", "the key ledger (default $"+LedgerEnv+", else the default file)")
+	where.Flags().StringVar(&l.spec, "ledger", "", "the key ledger (default $"+LedgerEnv+", else the file effectlint ledger where prints)")
 	root.AddCommand(where, newLedgerInit(env), newLedgerShow(env), newLedgerExport(env), newLedgerPrune(env))
 	return root
 }
@@ -362,7 +362,7 @@ func newLedgerInit(env Env) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&l.spec, "ledger", "", "the key ledger (default $"+LedgerEnv+", else the default file)")
+	cmd.Flags().StringVar(&l.spec, "ledger", "", "the key ledger (default $"+LedgerEnv+", else the file effectlint ledger where prints)")
 	return cmd
 }
 
@@ -450,7 +450,7 @@ func newLedgerExport(env Env) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&l.spec, "ledger", "", "the key ledger (default $"+LedgerEnv+", else the default file)")
+	cmd.Flags().StringVar(&l.spec, "ledger", "", "the key ledger (default $"+LedgerEnv+", else the file effectlint ledger where prints)")
 	l.format = "text"
 	return cmd
 }
@@ -496,7 +496,7 @@ scope. Records are never changed: a consumed scope never becomes claimable by pr
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&l.spec, "ledger", "", "the key ledger (default $"+LedgerEnv+", else the default file)")
+	cmd.Flags().StringVar(&l.spec, "ledger", "", "the key ledger (default $"+LedgerEnv+", else the file effectlint ledger where prints)")
 	cmd.Flags().StringVar(&before, "before", "", "an RFC 3339 time, or a duration: prune what settled that long ago (required)")
 	l.format = "text"
 	return cmd

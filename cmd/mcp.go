@@ -79,7 +79,7 @@ cannot start.`,
 	}
 	cmd.Flags().StringVar(&cfg.Ledger, "ledger", "", "the key ledger for claim, cross and settle, whose journal joins every check's histories: PATH or sqlite:PATH, postgres://… (default $"+LedgerEnv+", else none: claim, cross and settle refuse)")
 	cmd.Flags().StringArrayVar(&cfg.Histories, "history", nil, "a history (transcript file or folder) that check, claim and explain read besides the paths a call names (repeatable)")
-	cmd.Flags().StringVar(&profile, "profile", "", "a profile (YAML or JSON) with more tool conventions (see `effectlint profile`)")
+	cmd.Flags().StringVar(&profile, "profile", "", "a profile `FILE` (YAML or JSON) with more tool conventions (effectlint profile prints the built-in one)")
 	cmd.Flags().StringArrayVar(&cfg.Policies, "policy", nil, "extra Rego: a .rego file or a directory of them, packages under effectlint.custom (repeatable)")
 	cmd.Flags().StringArrayVar(&cfg.Data, "data", nil, "extra data for policy: a JSON or YAML file or a directory of them (repeatable)")
 	cmd.Flags().StringVar(&addr, "http", "", "serve streamable HTTP on ADDR (host:port, e.g. 127.0.0.1:8765) instead of stdio")

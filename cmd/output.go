@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"fmt"
 	"os"
 	"strings"
 
@@ -19,9 +18,9 @@ type outputFlags struct {
 	show string
 }
 
-func (o *outputFlags) register(cmd *cobra.Command) {
+func (o *outputFlags) register(cmd *cobra.Command, formats []string) {
 	cmd.Flags().StringArrayVar(&o.specs, "output", nil,
-		"also write FORMAT=PATH (repeatable), e.g. --output sarif=effectlint.sarif; formats: "+strings.Join(report.Formats, ", "))
+		"also write `FORMAT=PATH` (repeatable), e.g. --output sarif=effectlint.sarif; formats: "+strings.Join(formats, ", "))
 }
 
 // output is one extra report to write.
@@ -58,13 +57,13 @@ func (o *outputFlags) parse(color string) ([]output, error) {
 }
 
 // write creates each file and renders into it with render.
-func writeOutputs(outs []output, render func(report.Renderer, *os.File) error) error {
+func writeOutputs(outs []output, render func(format string, r report.Renderer, f *os.File) error) error {
 	for _, o := range outs {
 		f, err := os.Create(o.path)
 		if err != nil {
 			return fail(ExitError, "--output %s: %v", o.format, err)
 		}
-		err = render(o.r, f)
+		err = render(o.format, o.r, f)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -75,8 +74,16 @@ func writeOutputs(outs []output, render func(report.Renderer, *os.File) error) e
 	return nil
 }
 
-// formatHelp is the --format flag's help.
-var formatHelp = fmt.Sprintf("output format: %s", strings.Join(report.Formats, ", "))
+// checkFormatList are the formats that can render a gate decision.
+func checkFormatList() []string {
+	var out []string
+	for _, f := range report.Formats {
+		if report.DescribesChecks(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 // checkFormats refuses, before anything is read, the formats that have
 // nothing to say about a gate decision (SARIF describes findings).

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/internal/buildinfo"
 	"github.com/effectlint/effectlint/policy"
 	"github.com/effectlint/effectlint/policy/builtin"
 	"github.com/effectlint/effectlint/report"
@@ -102,10 +103,14 @@ whether a delivery is not_sent, sent_verified or send_status_unknown, whether
 a task may cross the delivery boundary now, and which tasks did something risky.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// --version prints the same line as the first of `effectlint version`.
+		Version: buildinfo.Get().String(),
 	}
-	root.AddCommand(newAnalyze(env), newCheck(env), newFacts(env), newKey(env), newProfile(env),
+	root.SetVersionTemplate("effectlint {{.Version}}\n")
+	root.AddCommand(newVersion(env), newAnalyze(env), newCheck(env), newFacts(env), newKey(env), newProfile(env),
 		newClaim(env), newCross(env), newSettle(env), newAuthorize(env), newLedger(env), newMCP(env), newHook(env))
 	addPolicyCommands(root, env)
+	setupHelp(root)
 	return root
 }
 
@@ -132,7 +137,7 @@ type commonFlags struct {
 
 // registerLedger adds --ledger (check, analyze, explain).
 func (c *commonFlags) registerLedger(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&c.ledger, "ledger", "", "a key ledger (PATH, sqlite:PATH or postgres://…) whose journal joins the histories as evidence; one that cannot be read stops every check")
+	cmd.Flags().StringVar(&c.ledger, "ledger", "", "a key `LEDGER` (PATH, sqlite:PATH or postgres://…) whose journal joins the histories as evidence; one that cannot be read stops every check")
 }
 
 // done releases what the run opened (a ledger).
@@ -143,9 +148,12 @@ func (c *commonFlags) done() {
 	c.closers = nil
 }
 
-func (c *commonFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&c.format, "format", "text", formatHelp)
-	cmd.Flags().StringVar(&c.color, "color", "auto", "color: auto, always or never (auto honours NO_COLOR)")
+// register adds the output and input flags; formats are the --format
+// values the command accepts (its help lists only those).
+func (c *commonFlags) register(cmd *cobra.Command, formats []string) {
+	cmd.Flags().StringVar(&c.format, "format", "text", "output format: "+strings.Join(formats, ", "))
+	_ = cmd.Flags().SetAnnotation("format", valuesAnnotation, formats)
+	cmd.Flags().StringVar(&c.color, "color", "auto", "when to color: auto, always or never (auto: only on a terminal, never with NO_COLOR or CI)")
 	c.registerInputFlags(cmd)
 }
 
@@ -153,12 +161,12 @@ func (c *commonFlags) register(cmd *cobra.Command) {
 func (c *commonFlags) registerInputFlags(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&c.maxLineBytes, "max-line-bytes", transcripts.DefaultMaxLineBytes, "longest input line read; longer lines are problems")
 	cmd.Flags().IntVar(&c.maxProblems, "max-problems", transcripts.DefaultMaxProblems, "problems listed per input; the rest are counted (problems_omitted); 0 lists all")
-	cmd.Flags().StringVar(&c.asOf, "as-of", "", "replay: ignore events after this RFC 3339 time (what did the evidence say then?)")
-	cmd.Flags().StringVar(&c.inputFormat, "input-format", "", "read every input as this format instead of detecting it: "+strings.Join(transcripts.Formats, ", "))
-	cmd.Flags().StringVar(&c.profile, "profile", "", "a profile (YAML or JSON) with more tool conventions and, optionally, a source format (see `effectlint profile`)")
+	cmd.Flags().StringVar(&c.asOf, "as-of", "", "replay: ignore events after this RFC 3339 `TIME` (what did the evidence say then?)")
+	cmd.Flags().StringVar(&c.inputFormat, "input-format", "", "read every input as this `FORMAT` instead of detecting it: "+strings.Join(transcripts.Formats, ", "))
+	cmd.Flags().StringVar(&c.profile, "profile", "", "a profile `FILE` (YAML or JSON) with more tool conventions and, optionally, a source format (effectlint profile prints the built-in one)")
 	cmd.Flags().BoolVar(&c.requireChecks, "require-checks", false, "judge every task's gate checks, not only native tasks and foreign tasks that gate themselves")
-	cmd.Flags().StringArrayVar(&c.pathMaps, "path-map", nil, "FROM=TO: read a recorded path (a cwd, a content path) under FROM as the same path under TO (repeatable; review on another machine)")
-	cmd.Flags().StringArrayVar(&c.ignore, "ignore", nil, "GLOB: leave out files found in walked directories whose name or path matches (repeatable; e.g. a folder of non-histories)")
+	cmd.Flags().StringArrayVar(&c.pathMaps, "path-map", nil, "read a recorded path (a cwd, a content path) under FROM as the same path under TO (`FROM=TO`, repeatable; review on another machine)")
+	cmd.Flags().StringArrayVar(&c.ignore, "ignore", nil, "leave out files found in walked directories whose name or path matches `GLOB` (repeatable; e.g. a folder of non-histories)")
 }
 
 // ignoreFunc matches walked files against the --ignore globs: by base

@@ -73,12 +73,17 @@ func (r *Report) evidenceOwners() map[analyzer.Pointer]string {
 func (githubRenderer) Analyze(w io.Writer, r *Report) error {
 	var b strings.Builder
 	owner := r.evidenceOwners()
-	for _, f := range r.Findings {
+	for i, f := range r.Findings {
 		props := []string{}
+		level, title := githubLevel(f.Severity), clean(f.Rule)+" ("+f.Severity+")"
+		if s := r.Suppressions; s != nil && i < len(s.Findings) && s.Findings[i].Status != StatusNew {
+			// Known (baseline) or waived: shown, not raised as an error.
+			level, title = "notice", title+" ("+s.Findings[i].Status+")"
+		}
 		if p, ok := r.primaryEvidence(f, owner); ok {
 			props = append(props, "file="+githubProperty(clean(p.File)), fmt.Sprintf("line=%d", p.Line))
 		}
-		props = append(props, "title="+githubProperty(clean(f.Rule)+" ("+f.Severity+")"))
+		props = append(props, "title="+githubProperty(title))
 		msg := clean(f.Message)
 		if f.Key != nil {
 			msg += "\nkey " + clean(*f.Key) + " scope " + clean(deref(f.Scope))
@@ -90,7 +95,7 @@ func (githubRenderer) Analyze(w io.Writer, r *Report) error {
 			}
 			msg += "\nevidence: " + strings.Join(at, ", ")
 		}
-		fmt.Fprintf(&b, "::%s %s::%s\n", githubLevel(f.Severity), strings.Join(props, ","), githubData(msg))
+		fmt.Fprintf(&b, "::%s %s::%s\n", level, strings.Join(props, ","), githubData(msg))
 	}
 	// A closing notice, so a clean run still says it ran.
 	s := r.Summary

@@ -13,6 +13,11 @@ type jsonRenderer struct{}
 // one key scope at a time: a month of history is hundreds of megabytes of
 // JSON, which need not be in memory at once.
 func (jsonRenderer) Analyze(w io.Writer, r *Report) error {
+	if r.Tool == nil {
+		cp := *r
+		cp.Tool = CurrentTool()
+		r = &cp
+	}
 	// Long transcript text is cut to excerpts (cutLongStrings) piece by
 	// piece: the head, then each key scope, never the whole report at once.
 	keys := r.Keys
@@ -65,6 +70,11 @@ func (jsonRenderer) Analyze(w io.Writer, r *Report) error {
 }
 
 func (jsonRenderer) Check(w io.Writer, c *CheckReport) error {
+	if c.Tool == nil {
+		cp := *c
+		cp.Tool = CurrentTool()
+		c = &cp
+	}
 	cut, err := cutLongStrings(c, json.Marshal, json.Unmarshal)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/effectlint/effectlint/analyzer"
 	"github.com/effectlint/effectlint/effect"
+	"github.com/effectlint/effectlint/internal/buildinfo"
 	"github.com/effectlint/effectlint/policy"
 	"github.com/effectlint/effectlint/transcripts"
 )
@@ -19,7 +20,9 @@ const Version = "effectlint.report/v1"
 
 // Report is the result of `analyze`.
 type Report struct {
-	Version  string              `json:"version"`
+	Version string `json:"version"`
+	// Tool is the effectlint that wrote the report (nil: the running one).
+	Tool     *Tool               `json:"tool,omitempty"`
 	Inputs   []transcripts.Input `json:"inputs"`
 	Skipped  []string            `json:"skipped"`
 	Keys     []KeyScope          `json:"keys"`
@@ -30,12 +33,40 @@ type Report struct {
 	// Paths are the PATH arguments the run was given: the name of the
 	// input set in formats that want one (JUnit).
 	Paths []string `json:"-"`
+	// Suppressions is what --baseline and waivers did (Suppress).
+	Suppressions *Suppressions `json:"suppressions,omitempty"`
+
+	// quiet holds the fingerprints whose every finding is suppressed;
+	// kinds names the evidence lines (Fingerprint).
+	quiet map[string]bool
+	kinds map[analyzer.Pointer]string
+}
+
+// Tool names the program that wrote a report and its build (an addition to
+// SPEC §8's shape: a finding can be traced to the build that made it).
+type Tool struct {
+	Name string `json:"name"`
+	buildinfo.Info
+}
+
+// CurrentTool is the running effectlint.
+func CurrentTool() *Tool { return &Tool{Name: "effectlint", Info: buildinfo.Get()} }
+
+// tool is the report's tool, or the running one.
+func tool(t *Tool) *Tool {
+	if t == nil {
+		return CurrentTool()
+	}
+	return t
 }
 
 // Fails reports whether a finding is at or above the run's --fail-on.
 // Build's Summary.Failed and every renderer that marks failures (JUnit) use
 // this one comparison.
 func (r *Report) Fails(f policy.Finding) bool {
+	if r.quiet != nil && r.quiet[r.Fingerprint(f)] {
+		return false
+	}
 	return r.Summary.FailOn != "none" && policy.SeverityRank(f.Severity) >= policy.SeverityRank(r.Summary.FailOn)
 }
 
@@ -105,7 +136,7 @@ func Build(f *analyzer.Facts, a *policy.Analysis, rules []policy.RuleInfo, failO
 	if len(a.Scopes) != len(f.Scopes) {
 		return nil, fmt.Errorf("report: policy judged %d key scopes, the facts hold %d", len(a.Scopes), len(f.Scopes))
 	}
-	r := &Report{Version: Version, Inputs: f.Inputs, Skipped: f.Skipped, Keys: []KeyScope{},
+	r := &Report{Version: Version, Tool: CurrentTool(), Inputs: f.Inputs, Skipped: f.Skipped, Keys: []KeyScope{},
 		Findings: a.Findings, Rules: rules}
 	if r.Findings == nil {
 		r.Findings = []policy.Finding{}
@@ -190,7 +221,9 @@ func detail(f analyzer.Fact) string {
 
 // CheckReport is the result of `check` (SPEC §8).
 type CheckReport struct {
-	Version    string              `json:"version"`
+	Version string `json:"version"`
+	// Tool is the effectlint that wrote the report (nil: the running one).
+	Tool       *Tool               `json:"tool,omitempty"`
 	Decision   string              `json:"decision"`
 	Task       string              `json:"task"`
 	Checkpoint string              `json:"checkpoint"`
@@ -212,7 +245,7 @@ type CheckReason struct {
 // BuildCheck turns a gate decision into a check report.
 func BuildCheck(f *analyzer.Facts, g *policy.Gate) *CheckReport {
 	q := f.Query
-	c := &CheckReport{Version: Version, Decision: g.Decision, Task: q.Task, Checkpoint: q.Checkpoint,
+	c := &CheckReport{Version: Version, Tool: CurrentTool(), Decision: g.Decision, Task: q.Task, Checkpoint: q.Checkpoint,
 		State: g.State, Executor: g.Executor, Reasons: []CheckReason{}, Inputs: f.Inputs}
 	if q.Key != "" {
 		c.Key, c.Scope = &q.Key, &q.Scope

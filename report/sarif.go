@@ -89,13 +89,18 @@ func (sarifRenderer) Analyze(w io.Writer, r *Report) error {
 		return err
 	}
 	run := sarif.NewRunWithInformationURI("effectlint", InformationURI)
+	t := tool(r.Tool)
+	run.Tool.Driver.WithVersion(t.Version)
+	if sv := t.SemVer(); sv != "" {
+		run.Tool.Driver.WithSemanticVersion(sv)
+	}
 	index := map[string]int{}
 	for _, ri := range r.Rules {
 		index[ri.ID] = len(run.Tool.Driver.Rules)
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule(ri))
 	}
 	owner := r.evidenceOwners()
-	for _, f := range r.Findings {
+	for i, f := range r.Findings {
 		if _, ok := index[f.Rule]; !ok {
 			// A rule the catalogue does not describe still gets a
 			// descriptor: a result must never point at nothing.
@@ -121,7 +126,11 @@ func (sarifRenderer) Analyze(w io.Writer, r *Report) error {
 			props["task"] = clean(*f.Task)
 		}
 		res.Properties = props
-		res.PartialFingerprints = map[string]interface{}{"effectlintFinding/v1": fingerprint(f)}
+		fp := r.Fingerprint(f)
+		res.PartialFingerprints = map[string]interface{}{"effectlintFinding/v2": fp}
+		if s := r.Suppressions; s != nil && i < len(s.Findings) {
+			sarifSuppress(res, s, s.Findings[i], fp)
+		}
 		run.Results = append(run.Results, res)
 	}
 	inv := sarif.NewInvocation().WithExecutionSuccess(true)
@@ -146,12 +155,52 @@ func (sarifRenderer) Analyze(w io.Writer, r *Report) error {
 	return err
 }
 
-// fingerprint identifies a finding across runs (code scanning uses it to
-// track an alert): rule, key scope, task and message, not line numbers,
-// which move when a transcript grows.
-func fingerprint(f policy.Finding) string {
-	h := sha256.Sum256([]byte(strings.Join([]string{f.Rule, deref(f.Key), deref(f.Scope), deref(f.Task), f.Message}, "\x00")))
-	return hex.EncodeToString(h[:16])
+// sarifSuppress marks a result the baseline or a waiver suppresses (SARIF
+// 2.1.0 §3.27.23, §3.35). Both are kept outside the analyzed transcripts, so
+// their kind is external; a waiver's justification is its reason. With a
+// baseline every result also gets its baselineState (new or unchanged).
+// Every field the library would write as null is set: the schema allows
+// none to be null.
+func sarifSuppress(res *sarif.Result, s *Suppressions, st FindingStatus, fp string) {
+	if s.Baseline != "" {
+		if st.Status == StatusBaseline {
+			res.WithBaselineState("unchanged")
+		} else {
+			res.WithBaselineState("new")
+		}
+	}
+	var just string
+	var loc *sarif.Location
+	switch st.Status {
+	case StatusBaseline:
+		just = "known finding, recorded in the baseline " + s.Baseline
+		loc = sarifLocation(analyzer.Pointer{File: s.Baseline})
+	case StatusWaived:
+		w := st.Waiver
+		just = fmt.Sprintf("waived until %s: %s", w.Expires, w.Reason)
+		if w.ID != "" {
+			just = fmt.Sprintf("waiver %s, until %s: %s", w.ID, w.Expires, w.Reason)
+		}
+		loc = sarif.NewLocationWithPhysicalLocation(sarif.NewPhysicalLocation().
+			WithArtifactLocation(sarif.NewArtifactLocation().WithDescriptionText("policy data effectlint.waivers")))
+	default:
+		if st.Waiver != nil {
+			res.Properties["expiredWaiver"] = clean(st.Waiver.ID)
+		}
+		return
+	}
+	res.WithSuppression([]*sarif.Suppression{sarif.NewSuppression("external").WithStatus("accepted").
+		WithGuid(guid(fp, st.Status)).WithJustifcation(clean(just)).WithLocation(loc)})
+}
+
+// guid is a stable name-based UUID (version 5 layout over SHA-256) of a
+// suppression: the same finding suppressed the same way keeps its guid.
+func guid(parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	h[6] = h[6]&0x0f | 0x50
+	h[8] = h[8]&0x3f | 0x80
+	x := hex.EncodeToString(h[:16])
+	return x[:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
 }
 
 func (sarifRenderer) Check(io.Writer, *CheckReport) error {

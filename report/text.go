@@ -935,6 +935,20 @@ func summaryLine(st styles, width int, r *Report) string {
 	if len(fs) > 0 {
 		line += " (" + strings.Join(fs, ", ") + ")"
 	}
+	if sp := r.Suppressions; sp != nil {
+		// The verdict counts only new findings: say so where it is said.
+		var known []string
+		if n := sp.Tally.Baseline; n > 0 {
+			known = append(known, fmt.Sprintf("%d in the baseline", n))
+		}
+		if n := sp.Tally.Waived; n > 0 {
+			known = append(known, fmt.Sprintf("%d waived", n))
+		}
+		line += fmt.Sprintf(", %d new", sp.Tally.New)
+		if len(known) > 0 {
+			line += ", " + strings.Join(known, ", ")
+		}
+	}
 	verdict := st.ok.Render("PASS")
 	if s.Failed {
 		verdict = st.bad.Render("FAIL")

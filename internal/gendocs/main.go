@@ -107,11 +107,9 @@ func writeCommand(b *bytes.Buffer, c *cobra.Command) {
 	if ex := strings.TrimRight(c.Example, " \n"); ex != "" {
 		fmt.Fprintf(b, "\nExamples:\n\n```text\n%s\n```\n", trimIndent(ex))
 	}
-	if f := c.NonInheritedFlags(); f.HasAvailableFlags() {
-		fmt.Fprintf(b, "\nFlags:\n\n```text\n%s```\n", f.FlagUsagesWrapped(0))
-	}
-	if f := c.InheritedFlags(); f.HasAvailableFlags() {
-		fmt.Fprintf(b, "\nGlobal flags:\n\n```text\n%s```\n", f.FlagUsagesWrapped(0))
+	if c.HasAvailableFlags() {
+		// As --help lists them: grouped, one placeholder, one default.
+		fmt.Fprintf(b, "\nFlags:\n\n```text\n%s```\n", cmd.FlagUsages(c, 100))
 	}
 	var subs []string
 	for _, s := range c.Commands() {
