@@ -20,7 +20,8 @@ const (
 )
 
 // Formats lists the names --input-format accepts.
-var Formats = []string{FormatNative, FormatClaudeCode, FormatOpenAI, FormatOTel, FormatTemporal, FormatProfile}
+var Formats = []string{FormatNative, FormatClaudeCode, FormatOpenAI, FormatOTel, FormatTemporal, FormatProfile,
+	FormatStepFunctions}
 
 var claudeCodeTypes = map[string]bool{"user": true, "assistant": true, "progress": true, "system": true,
 	"file-history-snapshot": true, "summary": true, "queue-operation": true, "attachment": true,
@@ -171,6 +172,8 @@ func builtinDocument(doc gjson.Result) string {
 	switch {
 	case subagentMeta(doc):
 		return formatSubagentMeta
+	case stepFunctionsDocument(doc):
+		return FormatStepFunctions
 	case doc.Get("events").IsArray() && doc.Get("events.0.eventType").Exists(),
 		doc.Get("history.events").IsArray() && doc.Get("history.events.0.eventType").Exists():
 		return FormatTemporal

@@ -684,6 +684,8 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 		rn.readOTel(d)
 	case FormatTemporal:
 		rn.readTemporal(d)
+	case FormatStepFunctions:
+		rn.readStepFunctions(d)
 	case FormatProfile:
 		rn.readProfileDocument(d)
 	case formatSubagentMeta:
