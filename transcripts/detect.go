@@ -21,7 +21,7 @@ const (
 
 // Formats lists the names --input-format accepts.
 var Formats = []string{FormatNative, FormatClaudeCode, FormatOpenAI, FormatOTel, FormatTemporal, FormatProfile,
-	FormatStepFunctions}
+	FormatStepFunctions, FormatOpenInference, FormatLangSmith}
 
 var claudeCodeTypes = map[string]bool{"user": true, "assistant": true, "progress": true, "system": true,
 	"file-history-snapshot": true, "summary": true, "queue-operation": true, "attachment": true,
@@ -174,6 +174,8 @@ func builtinDocument(doc gjson.Result) string {
 		return formatSubagentMeta
 	case stepFunctionsDocument(doc):
 		return FormatStepFunctions
+	case langSmithDocument(doc):
+		return FormatLangSmith
 	case doc.Get("events").IsArray() && doc.Get("events.0.eventType").Exists(),
 		doc.Get("history.events").IsArray() && doc.Get("history.events.0.eventType").Exists():
 		return FormatTemporal

@@ -686,6 +686,10 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 		rn.readTemporal(d)
 	case FormatStepFunctions:
 		rn.readStepFunctions(d)
+	case FormatLangSmith:
+		rn.readLangSmith(d)
+	case FormatOpenInference:
+		rn.readOTel(d) // OpenInference spans are OpenTelemetry spans (openinference.go)
 	case FormatProfile:
 		rn.readProfileDocument(d)
 	case formatSubagentMeta:
