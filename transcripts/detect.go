@@ -21,7 +21,7 @@ const (
 
 // Formats lists the names --input-format accepts.
 var Formats = []string{FormatNative, FormatClaudeCode, FormatOpenAI, FormatOTel, FormatTemporal, FormatProfile,
-	FormatStepFunctions, FormatOpenInference, FormatLangSmith}
+	FormatStepFunctions, FormatInspect, FormatOpenInference, FormatLangSmith}
 
 var claudeCodeTypes = map[string]bool{"user": true, "assistant": true, "progress": true, "system": true,
 	"file-history-snapshot": true, "summary": true, "queue-operation": true, "attachment": true,
@@ -39,6 +39,9 @@ const formatHookPayloads = "claude-code-hook-payloads"
 // A broken line therefore never turns a log into a "document" (which would
 // lose every readable line). "document" means: decide on the whole text.
 func detect(peek []byte, whole bool, p *Profile) string {
+	if isZipArchive(peek) {
+		return formatZip // read by its members (inspect_eval.go)
+	}
 	var lines [][]byte
 	rest := peek
 	for len(lines) < 10 && len(rest) > 0 {
@@ -174,6 +177,8 @@ func builtinDocument(doc gjson.Result) string {
 		return formatSubagentMeta
 	case stepFunctionsDocument(doc):
 		return FormatStepFunctions
+	case inspectDocument(doc):
+		return FormatInspect
 	case langSmithDocument(doc):
 		return FormatLangSmith
 	case doc.Get("events").IsArray() && doc.Get("events.0.eventType").Exists(),

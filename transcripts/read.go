@@ -152,7 +152,8 @@ func IsTranscriptName(name string) bool {
 	if i := strings.LastIndexAny(n, ".-"); i > 0 && allDigits(n[i+1:]) && (n[i] == '.' || len(n)-i-1 == 8) {
 		n = n[:i] // a rotation suffix: .N, or -YYYYMMDD
 	}
-	return strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".ndjson") || strings.HasSuffix(n, ".json")
+	return strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".ndjson") || strings.HasSuffix(n, ".json") ||
+		strings.HasSuffix(n, ".eval") // Inspect AI logs (inspect_eval.go)
 }
 
 func allDigits(s string) bool {
@@ -586,6 +587,10 @@ func (g gzipErrors) Read(p []byte) (int, error) {
 // readStream detects the format (unless forced) and reads with its reader.
 func (rn *run) readStream(br *bufio.Reader, in *Input) {
 	peek, err := br.Peek(64 << 10)
+	if isZipArchive(peek) {
+		rn.readZip(br, in) // an archive, whatever --input-format (inspect_eval.go)
+		return
+	}
 	format := rn.opt.InputFormat
 	if format == "" {
 		format = detect(peek, err != nil, rn.opt.Profile)
@@ -686,6 +691,8 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 		rn.readTemporal(d)
 	case FormatStepFunctions:
 		rn.readStepFunctions(d)
+	case FormatInspect:
+		rn.readInspect(d)
 	case FormatLangSmith:
 		rn.readLangSmith(d)
 	case FormatOpenInference:

@@ -216,3 +216,21 @@ func FuzzReadStepFunctions(f *testing.F) {
 		}
 	})
 }
+
+// TestNewReadersFuzzSeedsArePresent: the seed globs of the Step
+// Functions, OpenInference, LangSmith and Inspect AI fuzz targets match
+// (a glob that stops matching would make their seed runs nothing).
+func TestNewReadersFuzzSeedsArePresent(t *testing.T) {
+	for _, p := range []string{"../testdata/scenarios/fmt-stepfunctions-*/*.json", "../testdata/scenarios/fmt-openinference-*/*.json",
+		"../testdata/scenarios/fmt-langsmith-*/*.json", "../testdata/scenarios/fmt-inspect-ai-*/*.json"} {
+		if m, _ := filepath.Glob(p); len(m) == 0 {
+			t.Errorf("no seed matches %s", p)
+		}
+	}
+	sharedtest.Path(t, "corpus")
+	for _, p := range []string{"../../shared/corpus/stepfunctions/*.json", "../../shared/corpus/inspect-ai/*.json"} {
+		if m, _ := filepath.Glob(p); len(m) == 0 {
+			t.Errorf("no corpus seed matches %s", p)
+		}
+	}
+}
