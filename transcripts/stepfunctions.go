@@ -487,7 +487,10 @@ func (s *sfnReader) scheduled(e *sfnEvent, family string) {
 		// attempt of a delivery.
 		if f, phase := sfnSplit(prev.typ); f == family && (phase == "Failed" || phase == "TimedOut") {
 			if pa := s.scheduledOf(prev, f); pa != nil && pa.delivery {
-				s.conv.lifecycle(s.task, e.ts, e.line, "interrupted", map[string]any{"reason": "retry", "event_id": e.id,
+				// At the failure's time: the attempt ended there, and a
+				// crossing that shared the interruption's time would be
+				// taken to come before it.
+				s.conv.lifecycle(s.task, prev.ts, prev.line, "interrupted", map[string]any{"reason": "retry", "event_id": prev.id,
 					"detail": fmt.Sprintf("the task state is retried after event %d", prev.id)})
 			}
 		}

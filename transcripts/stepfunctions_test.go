@@ -82,7 +82,7 @@ func TestStepFunctions_TaskOutcomes(t *testing.T) {
 			{"TaskScheduled", 4, sfnSNS}, {"TaskStarted", 5, sfnSNSRes}, {"TaskSucceeded", 6, `{}`}},
 			[]string{"x task_started relation=root @2", "x intent dest=sns/arn:aws:sns:eu-west-1:1:reports @3",
 				"x request_sent tool=sns:publish @3", "x response ok=false @5",
-				"x interrupted reason=retry @6", "x intent dest=sns/arn:aws:sns:eu-west-1:1:reports @6",
+				"x interrupted reason=retry @5", "x intent dest=sns/arn:aws:sns:eu-west-1:1:reports @6",
 				"x request_sent tool=sns:publish @6", "x response ok=true @8"}},
 		{"a redrive is a restart", []sfnEv{sfnStart(),
 			{"TaskScheduled", 1, sfnSNS}, {"TaskStarted", 2, sfnSNSRes}, {"TaskTimedOut", 3, `{"error": "States.Timeout"}`},
