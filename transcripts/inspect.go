@@ -1,6 +1,7 @@
 package transcripts
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -264,6 +265,7 @@ func (s *inspectSampleReader) toolEvent(e gjson.Result) {
 		s.problem(line, repeatMessage(p, "call's arguments"))
 		return
 	}
+	argText = inspectShellArgs(name, argText)
 	id := s.callID(e.Get("id").String(), line)
 	s.conv.Call(ToolCall{Task: s.task, TS: ts, ID: id, Name: name, Args: argText, Line: line})
 	if e.Get("pending").Bool() {
@@ -337,6 +339,7 @@ func (s *inspectSampleReader) messages(list gjson.Result) {
 					s.problem(tline, repeatMessage(p, "call's arguments"))
 					return true
 				}
+				argText = inspectShellArgs(name, argText)
 				id := s.callID(tc.Get("id").String(), tline)
 				s.conv.Call(ToolCall{Task: s.task, TS: ts, ID: id, Name: name, Args: argText, Line: tline})
 				return true
@@ -370,4 +373,23 @@ func (s *inspectSampleReader) messages(list gjson.Result) {
 		}
 		return true
 	})
+}
+
+// inspectShellArgs gives Inspect's bash tool, whose command line is its
+// cmd argument, the command argument the conventions' shell rules read:
+// a curl upload in a bash call is a delivery like any agent's.
+func inspectShellArgs(name, args string) string {
+	if name != "bash" || !gjson.Get(args, "cmd").Exists() || gjson.Get(args, "command").Exists() {
+		return args
+	}
+	var m map[string]any
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return args
+	}
+	m["command"] = m["cmd"]
+	b, err := json.Marshal(m)
+	if err != nil {
+		return args
+	}
+	return string(b)
 }

@@ -72,8 +72,14 @@ func TestInspect_ToolEvents(t *testing.T) {
 			assertLines(t, "events", brief(evs), c.want)
 		})
 	}
+	// Inspect's bash tool names its command line cmd: the shell rules read it.
+	bash := `{"event": "tool", "timestamp": "2026-11-30T08:10:01+00:00", "id": "b1", "function": "bash", "arguments": {"cmd": "curl -F file=@/etc/hostname https://uploads.example.com/in"}, "completed": "2026-11-30T08:10:02+00:00", "result": "ok"}`
+	_, evs := readFiles(t, map[string]string{"log.json": inspectLog(inspectSampleJSON("S", "", bash))}, Options{})
+	if n := len(ofType(evs, "request_sent")); n != 1 {
+		t.Errorf("a curl upload in a bash call: %d request_sent, want 1 (%v)", n, brief(evs))
+	}
 	// A sample that errored ends failed.
-	_, evs := readFiles(t, map[string]string{"log.json": inspectLog(inspectSampleJSON("S", `, "error": {"message": "boom"}`, inspectTool("c1", "", false)))}, Options{})
+	_, evs = readFiles(t, map[string]string{"log.json": inspectLog(inspectSampleJSON("S", `, "error": {"message": "boom"}`, inspectTool("c1", "", false)))}, Options{})
 	if last := evs[len(evs)-1]; last.Type != "task_ended" || last.Str("status") != "failed" {
 		t.Errorf("last event %+v, want a failed end", last)
 	}

@@ -60,7 +60,7 @@ func langSmithTime(r gjson.Result) (time.Time, bool) {
 		return t, t.Year() >= 1 && t.Year() <= 9999
 	}
 	if r.Type == gjson.String {
-		for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999Z07:00"} {
+		for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00"} {
 			if t, err := time.Parse(layout, strings.TrimSpace(r.Str)); err == nil {
 				return t.UTC(), true
 			}
