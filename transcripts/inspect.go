@@ -92,6 +92,11 @@ func (rn *run) readInspect(d *document) {
 		rn.inspectSample(conv, d, d.root, inspectEval{base: d.in.Path})
 		return
 	}
+	if !inspectDocument(d.root) {
+		// Forced on another document: say so, as the other readers do.
+		d.in.addProblem(Problem{File: d.in.Path, Line: 1, Message: "not an Inspect AI log: no eval with samples, nor a sample"})
+		return
+	}
 	ev := inspectEvalOf(d.root, d.in.Path)
 	samples := d.root.Get("samples")
 	if !samples.IsArray() || len(samples.Array()) == 0 {

@@ -106,6 +106,13 @@ func TestInspect_MessagesWithoutEvents(t *testing.T) {
 	}
 }
 
+func TestInspect_ForcedOnAnotherDocumentIsAProblem(t *testing.T) {
+	in, _ := readAs(t, FormatInspect, `{"messages": [{"role": "user", "content": "hi"}]}`)
+	if len(in.Problems) != 1 || !strings.Contains(in.Problems[0].Message, "not an Inspect AI log") {
+		t.Errorf("problems %+v", in.Problems)
+	}
+}
+
 func TestInspect_LogWithoutItsSamplesIsAProblem(t *testing.T) {
 	doc := `{"version": 2, "status": "success", "eval": {"eval_id": "E1", "task": "t", "dataset": {"samples": 3}}, "results": {"completed_samples": 3}}`
 	ins, _ := readFiles(t, map[string]string{"log.json": doc}, Options{})
