@@ -88,8 +88,10 @@ func (rn *run) readInspect(d *document) {
 	conv := rn.conventions(d.in)
 	conv.hold = true // a call an approver rejected never ran: its events wait for its result
 	defer conv.flush()
+	repeats := findRepeats(d)
+	defer repeats.rest(d) // a repeat outside every sample (two samples lists) is the document's
 	if inspectSampleShaped(d.root) {
-		rn.inspectSample(conv, d, d.root, inspectEval{base: d.in.Path})
+		rn.inspectSample(conv, d, repeats, d.root, inspectEval{base: d.in.Path})
 		return
 	}
 	if !inspectDocument(d.root) {
@@ -107,7 +109,7 @@ func (rn *run) readInspect(d *document) {
 		if d.partial(s) {
 			return false
 		}
-		rn.inspectSample(conv, d, s, ev)
+		rn.inspectSample(conv, d, repeats, s, ev)
 		return true
 	})
 }
@@ -141,6 +143,9 @@ type inspectSampleReader struct {
 	seq    int
 	last   time.Time
 	hasAny bool
+	// attachments: the sample's condensed content ("attachment://<id>"
+	// in arguments stands for attachments[id]).
+	attachments gjson.Result
 }
 
 func (s *inspectSampleReader) problem(line int, msg string) {
@@ -150,7 +155,7 @@ func (s *inspectSampleReader) problem(line int, msg string) {
 	s.d.in.addProblem(Problem{File: s.d.in.Path, Line: line, Task: s.task, Message: msg})
 }
 
-func (rn *run) inspectSample(conv *conventions, d *document, smp gjson.Result, ev inspectEval) {
+func (rn *run) inspectSample(conv *conventions, d *document, repeats *docRepeats, smp gjson.Result, ev inspectEval) {
 	in := d.in
 	in.Records++
 	line := d.lineOf(smp)
@@ -162,14 +167,16 @@ func (rn *run) inspectSample(conv *conventions, d *document, smp gjson.Result, e
 	if strings.TrimSpace(task) == "" {
 		task = fmt.Sprintf("%s/%s/epoch-%d", ev.base, clip(idText(smp.Get("id")), 80), smp.Get("epoch").Int())
 	}
-	s := &inspectSampleReader{rn: rn, conv: conv, d: d, ev: ev, task: task, calls: map[string]string{}}
-	if rep, ok := findRepeats(d).in(smp); ok {
+	s := &inspectSampleReader{rn: rn, conv: conv, d: d, ev: ev, task: task, calls: map[string]string{}, attachments: smp.Get("attachments")}
+	if rep, ok := repeats.in(smp); ok {
 		s.problem(line, repeatMessage(rep.path, "sample"))
 		return
 	}
 	start, hasStart := langSmithTime(smp.Get("started_at"))
 	events := smp.Get("events")
-	useEvents := events.IsArray() && len(events.Array()) > 0
+	// Tool events are the record of what ran; a sample whose events hold
+	// none (condensed or left out) is read from its messages.
+	useEvents := events.IsArray() && (inspectHasToolEvent(events, 0) || !smp.Get("messages.0").Exists())
 	if !hasStart && useEvents {
 		events.ForEach(func(_, e gjson.Result) bool {
 			start, hasStart = langSmithTime(e.Get("timestamp"))
@@ -270,7 +277,7 @@ func (s *inspectSampleReader) toolEvent(e gjson.Result) {
 		s.problem(line, repeatMessage(p, "call's arguments"))
 		return
 	}
-	argText = inspectShellArgs(name, argText)
+	argText = inspectShellArgs(name, s.resolveAttachments(argText))
 	id := s.callID(e.Get("id").String(), line)
 	s.conv.Call(ToolCall{Task: s.task, TS: ts, ID: id, Name: name, Args: argText, Line: line})
 	if e.Get("pending").Bool() {
@@ -344,7 +351,7 @@ func (s *inspectSampleReader) messages(list gjson.Result) {
 					s.problem(tline, repeatMessage(p, "call's arguments"))
 					return true
 				}
-				argText = inspectShellArgs(name, argText)
+				argText = inspectShellArgs(name, s.resolveAttachments(argText))
 				id := s.callID(tc.Get("id").String(), tline)
 				s.conv.Call(ToolCall{Task: s.task, TS: ts, ID: id, Name: name, Args: argText, Line: tline})
 				return true
@@ -397,4 +404,66 @@ func inspectShellArgs(name, args string) string {
 		return args
 	}
 	return string(b)
+}
+
+func inspectHasToolEvent(list gjson.Result, depth int) bool {
+	found := false
+	list.ForEach(func(_, e gjson.Result) bool {
+		switch e.Get("event").String() {
+		case "tool":
+			found = true
+		case "subtask":
+			found = depth < 8 && inspectHasToolEvent(e.Get("events"), depth+1)
+		}
+		return !found
+	})
+	return found
+}
+
+// resolveAttachments puts back the content Inspect condensed out of a
+// call's arguments ("attachment://<id>" for a long string, kept in the
+// sample's attachments). An argument whose attachment is not in the log
+// is left out: its content is unknown, so the delivery stays without a
+// key (fail closed) instead of being keyed by the reference.
+func (s *inspectSampleReader) resolveAttachments(args string) string {
+	if !strings.Contains(args, "attachment://") {
+		return args
+	}
+	var m map[string]any
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return args
+	}
+	for k, v := range m {
+		str, ok := v.(string)
+		if !ok {
+			continue
+		}
+		id, ok := strings.CutPrefix(str, "attachment://")
+		if !ok {
+			continue
+		}
+		if a := s.attachments.Get(gjsonKey(id)); a.Type == gjson.String {
+			m[k] = a.Str
+		} else {
+			delete(m, k)
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return args
+	}
+	return string(b)
+}
+
+// gjsonKey escapes a map key for a gjson path.
+func gjsonKey(k string) string {
+	var b strings.Builder
+	for _, r := range k {
+		switch r {
+		case '.', '*', '?', '|', '#', '@', '\\', '!', '=', '<', '>', '%':
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

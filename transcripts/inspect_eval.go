@@ -152,7 +152,9 @@ func (rn *run) readInspectArchive(zr *zip.Reader, in *Input, limit int) {
 		e := ev
 		e.member = name
 		conv.tag = map[string]any{"member": name}
-		rn.inspectSample(conv, d, d.root, e)
+		repeats := findRepeats(d)
+		rn.inspectSample(conv, d, repeats, d.root, e)
+		repeats.rest(d)
 		conv.flush() // the member's held calls, tagged with it
 	}
 	conv.tag = nil

@@ -321,3 +321,42 @@ func FuzzReadInspectArchive(f *testing.F) {
 		}
 	})
 }
+
+func TestInspect_CondensedArgumentsAndEventsWithoutToolEvents(t *testing.T) {
+	tool := func(text string) string {
+		return `{"event": "tool", "timestamp": "2026-11-30T08:10:01+00:00", "id": "c1", "function": "slack_post_message", "arguments": {"channel": "C024BE91L", "text": "` +
+			text + `"}, "result": "ok", "completed": "2026-11-30T08:10:02+00:00"}`
+	}
+	keyOf := func(evs []Event) string {
+		for _, e := range evs {
+			if e.Type == "intent" {
+				b, _ := json.Marshal(e.Fields["content"])
+				return string(b)
+			}
+		}
+		for _, e := range evs {
+			if e.Type == "request_sent" {
+				return "unkeyed " + e.Str("intent")
+			}
+		}
+		return "none"
+	}
+	_, plain := readFiles(t, map[string]string{"log.json": inspectLog(inspectSampleJSON("S", "", tool("weekly report")))}, Options{})
+	// The text condensed into the sample's attachments is the same content.
+	_, condensed := readFiles(t, map[string]string{"log.json": inspectLog(inspectSampleJSON("S", `, "attachments": {"a1b2": "weekly report"}`, tool("attachment://a1b2")))}, Options{})
+	if keyOf(plain) != keyOf(condensed) || strings.HasPrefix(keyOf(plain), "unkeyed") {
+		t.Errorf("plain %s, condensed %s: want one key", keyOf(plain), keyOf(condensed))
+	}
+	// An attachment the log lacks: the content is unknown, no key.
+	_, lost := readFiles(t, map[string]string{"log.json": inspectLog(inspectSampleJSON("S", "", tool("attachment://gone")))}, Options{})
+	if !strings.HasPrefix(keyOf(lost), "unkeyed unkeyed-call:") {
+		t.Errorf("a lost attachment: %s, want an unkeyed crossing", keyOf(lost))
+	}
+	// Events that hold no tool event: the messages are read.
+	sample := `{"id": 1, "epoch": 1, "input": "x", "events": [{"event": "sample_init", "timestamp": "2026-11-30T08:10:00+00:00"}], "messages": [
+{"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "function": "slack_post_message", "arguments": ` + inspectArgs + `}]}]}`
+	_, evs := readFiles(t, map[string]string{"log.json": inspectLog(sample)}, Options{})
+	if n := len(ofType(evs, "request_sent")); n != 1 {
+		t.Errorf("%d request_sent from the messages, want 1", n)
+	}
+}

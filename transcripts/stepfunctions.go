@@ -146,12 +146,14 @@ func stepFunctionsDocument(doc gjson.Result) bool {
 
 func (rn *run) readStepFunctions(d *document) {
 	in := d.in
+	repeats := findRepeats(d)
+	defer repeats.rest(d) // a repeat outside every event (two events lists) is the document's
 	if stepFunctionsHistory(d.root) {
 		task := d.root.Get("executionArn").String()
 		if task == "" {
 			task = "stepfunctions:" + in.Path
 		}
-		rn.sfnTimesNotice(in, rn.readSFNHistory(d, d.root, task))
+		rn.sfnTimesNotice(in, rn.readSFNHistory(d, repeats, d.root, task))
 		return
 	}
 	names, hs := sfnSnapshotHistories(d.root)
@@ -165,7 +167,7 @@ func (rn *run) readStepFunctions(d *document) {
 		if task == "" {
 			task = "stepfunctions:" + in.Path + "#" + names[i]
 		}
-		synthetic += rn.readSFNHistory(d, h, task)
+		synthetic += rn.readSFNHistory(d, repeats, h, task)
 	}
 	rn.sfnTimesNotice(in, synthetic)
 }
@@ -178,14 +180,13 @@ func (rn *run) sfnTimesNotice(in *Input, synthetic int) {
 
 // readSFNHistory reads one execution's history and returns how many of
 // its events had no readable time.
-func (rn *run) readSFNHistory(d *document, h gjson.Result, task string) int {
+func (rn *run) readSFNHistory(d *document, repeats *docRepeats, h gjson.Result, task string) int {
 	in := d.in
 	conv := rn.conventions(in)
 	if tok := h.Get("nextToken"); tok.Type == gjson.String && tok.Str != "" {
 		in.addProblem(Problem{File: in.Path, Line: d.lineOf(tok), Task: task,
 			Message: "one page of a longer history (nextToken is set): the events after it are missing"})
 	}
-	repeats := findRepeats(d)
 	var evs []*sfnEvent
 	clock := time.Unix(0, 0).UTC()
 	synthetic := 0
@@ -480,6 +481,11 @@ func (s *sfnReader) scheduled(e *sfnEvent, family string) {
 		}
 	}
 	if !s.once("call", e.id) {
+		return
+	}
+	if !e.details.IsObject() || e.details.Get("resource").String() == "" {
+		// What it ran cannot be told: it may have been a delivery.
+		s.problem(e.line, fmt.Sprintf("%s event %d without its details (resource): what the task ran cannot be told", clip(e.typ, 60), e.id))
 		return
 	}
 	if prev := s.byID[e.prev]; prev != nil {

@@ -130,6 +130,8 @@ func TestStepFunctions_IncompleteHistoriesAreProblems(t *testing.T) {
 		{"one page", strings.Replace(sfnHistory("", sfnStart()), `{"events"`, `{"nextToken": "AAAA", "events"`, 1), "nextToken"},
 		{"a gap", strings.Replace(sfnHistory("", sfnStart(), sfnEv{"TaskStateEntered", 1, ""}, sfnEv{"ExecutionSucceeded", 2, ""}), `"id": 3`, `"id": 7`, 1), "events 3 to 6 are missing"},
 		{"the start missing", strings.Replace(sfnHistory("", sfnEv{"TaskStateEntered", 0, ""}), `"id": 1`, `"id": 4`, 1), "earlier events are missing"},
+		{"two events lists", strings.Replace(sfnHistory("", sfnStart()), `{"events"`, `{"events": [], "events"`, 1), "repeated key"},
+		{"a task without its details", sfnHistory("", sfnStart(), sfnEv{"TaskScheduled", 1, ""}), "without its details"},
 		{"an event without an id", strings.Replace(sfnHistory("", sfnStart(), sfnEv{"TaskScheduled", 1, sfnSNS}), `"id": 2`, `"id": "two"`, 1), "without a positive numeric id"},
 	}
 	for _, c := range cases {
