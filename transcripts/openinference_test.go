@@ -85,6 +85,13 @@ func TestOpenInference_ArgumentsAndNames(t *testing.T) {
 	if ins[0].Format != FormatOpenInference || len(ofType(evs, "request_sent")) != 1 {
 		t.Errorf("forced: format %s, %d events", ins[0].Format, len(evs))
 	}
+	// Forced on OTLP JSON Lines (the Collector's file exporter) too.
+	line := `{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "` + oiTrace + `", "spanId": "d4e5f60718293a4b", "name": "slack_post_message", "startTimeUnixNano": "1796026201000000000", "endTimeUnixNano": "1796026202000000000",` +
+		` "attributes": [{"key": "openinference.span.kind", "value": {"stringValue": "TOOL"}}, {"key": "input.value", "value": {"stringValue": "{\"channel\": \"C024BE91L\", \"text\": \"weekly report\"}"}}]}]}]}]}`
+	ins, evs = readFiles(t, map[string]string{"spans.jsonl": line + "\n" + line + "\n"}, Options{InputFormat: FormatOpenInference})
+	if ins[0].Format != FormatOpenInference || len(ins[0].Problems) != 0 || len(ofType(evs, "request_sent")) != 1 {
+		t.Errorf("forced on JSON Lines: format %s, problems %+v, events %v", ins[0].Format, ins[0].Problems, brief(evs))
+	}
 }
 
 // FuzzReadOpenInference: OpenInference spans (OTLP/JSON, Phoenix JSON),

@@ -607,11 +607,11 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 	case formatHookPayloads:
 		rn.readHookPayloads(br, in)
 		return
-	case FormatOTel:
+	case FormatOTel, FormatOpenInference:
 		// Detected from JSON Lines (forced or not): one OTLP export request
 		// a line, as the OpenTelemetry Collector's file exporter writes.
 		if detect(peek, err != nil, rn.opt.Profile) == FormatOTel {
-			in.Format = FormatOTel
+			in.Format = format
 			rn.readOTelLines(br, in)
 			return
 		}
