@@ -360,3 +360,19 @@ func TestInspect_CondensedArgumentsAndEventsWithoutToolEvents(t *testing.T) {
 		t.Errorf("%d request_sent from the messages, want 1", n)
 	}
 }
+
+// An archive is read by its members whatever --input-format says, on the
+// parallel path too (several files, native forced): the same result as
+// one file read alone.
+func TestInspect_ArchiveForcedNativeIsStillAnArchive(t *testing.T) {
+	dir := t.TempDir()
+	sample := inspectSampleJSON("S", "", inspectTool("c1", "", false))
+	writeEval(t, filepath.Join(dir, "a.eval"), map[string]string{"header.json": inspectHeader, "samples/w48_epoch_1.json": sample})
+	for _, n := range []string{"b.jsonl", "c.jsonl"} {
+		os.WriteFile(filepath.Join(dir, n), []byte(`{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"task_started","relation":"root"}`+"\n"), 0o644)
+	}
+	res, evs := readPaths(t, Options{InputFormat: FormatNative}, dir)
+	if res.Inputs[0].Format != FormatInspect || len(res.Inputs[0].Problems) != 0 || len(ofType(evs, "request_sent")) != 1 {
+		t.Errorf("a.eval forced native among other files: format %s, problems %+v", res.Inputs[0].Format, res.Inputs[0].Problems)
+	}
+}

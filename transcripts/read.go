@@ -337,8 +337,8 @@ func (rn *run) readNativeAhead(s source, emit func(Event)) (in Input, native boo
 	if format == "" {
 		format = detect(peek, err != nil, rn.opt.Profile)
 	}
-	if format != FormatNative {
-		return in, false
+	if format != FormatNative || isZipArchive(peek) {
+		return in, false // (an archive is read by its members, forced or not: readStream)
 	}
 	in.Format = FormatNative
 	readNative(br, &in, rn.opt.MaxLineBytes, rn.keep(), emit)
