@@ -93,12 +93,23 @@ func sfnSplit(typ string) (family, phase string) {
 }
 
 // stepFunctionsHistory reports whether a value is a GetExecutionHistory
-// output: an events list whose first event has a type, a numeric id and
-// no Temporal eventType.
+// output: an events list whose first event has a type, a numeric id, no
+// Temporal eventType, and a previousEventId or an ...EventDetails object
+// (which other logs of typed, numbered events lack).
 func stepFunctionsHistory(r gjson.Result) bool {
 	e := r.Get("events.0")
-	return r.Get("events").IsArray() && e.Get("type").Type == gjson.String && e.Get("id").Type == gjson.Number &&
-		!e.Get("eventType").Exists()
+	if !r.Get("events").IsArray() || e.Get("type").Type != gjson.String || e.Get("id").Type != gjson.Number || e.Get("eventType").Exists() {
+		return false
+	}
+	if e.Get("previousEventId").Exists() {
+		return true
+	}
+	details := false
+	e.ForEach(func(k, v gjson.Result) bool {
+		details = strings.HasSuffix(k.String(), "EventDetails") && v.IsObject()
+		return !details
+	})
+	return details
 }
 
 // sfnSnapshotHistories lists the histories of a LocalStack snapshot file

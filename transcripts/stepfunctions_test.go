@@ -236,3 +236,16 @@ func TestNewReadersFuzzSeedsArePresent(t *testing.T) {
 		}
 	}
 }
+
+// Other logs of typed, numbered events are not taken for Step Functions
+// histories.
+func TestStepFunctions_DetectionNeedsTheHistoryShape(t *testing.T) {
+	ins, _ := readFiles(t, map[string]string{"e.json": `{"events": [{"type": "PushEvent", "id": 1, "actor": "x"}]}`}, Options{})
+	if ins[0].Format != FormatUnknown {
+		t.Errorf("format %s, want unknown", ins[0].Format)
+	}
+	ins, _ = readFiles(t, map[string]string{"e.json": `{"events": [{"type": "ExecutionStarted", "id": 1, "timestamp": 1796026200, "executionStartedEventDetails": {"input": "{}"}}]}`}, Options{})
+	if ins[0].Format != FormatStepFunctions {
+		t.Errorf("format %s, want stepfunctions", ins[0].Format)
+	}
+}
