@@ -281,6 +281,9 @@ type conventions struct {
 	metas      map[string]map[string]string // session → its subagents' .meta.json: toolUseId → agent id
 
 	hold bool
+	// tag: fields every event gets (an archive member's name, whose lines
+	// the events' lines are: inspect_eval.go).
+	tag map[string]any
 	// asking: the call a PreToolUse hook is asked about (Options.Asking);
 	// lastLine: the last line each task wrote in this input.
 	asking   AskingCall
@@ -364,6 +367,11 @@ func (rn *run) conventions(in *Input) *conventions {
 func (c *conventions) event(task string, ts time.Time, line int, typ string, fields map[string]any) {
 	if fields == nil {
 		fields = map[string]any{}
+	}
+	for k, v := range c.tag {
+		if _, ok := fields[k]; !ok {
+			fields[k] = v
+		}
 	}
 	e := Event{File: c.file, Line: line, TS: ts, Task: task, Type: typ, Source: c.source, Fields: fields}
 	if c.holding != "" {

@@ -20,7 +20,8 @@ const (
 )
 
 // Formats lists the names --input-format accepts.
-var Formats = []string{FormatNative, FormatClaudeCode, FormatOpenAI, FormatOTel, FormatTemporal, FormatProfile}
+var Formats = []string{FormatNative, FormatClaudeCode, FormatOpenAI, FormatOTel, FormatTemporal, FormatProfile,
+	FormatStepFunctions, FormatInspect, FormatOpenInference, FormatLangSmith}
 
 var claudeCodeTypes = map[string]bool{"user": true, "assistant": true, "progress": true, "system": true,
 	"file-history-snapshot": true, "summary": true, "queue-operation": true, "attachment": true,
@@ -38,6 +39,9 @@ const formatHookPayloads = "claude-code-hook-payloads"
 // A broken line therefore never turns a log into a "document" (which would
 // lose every readable line). "document" means: decide on the whole text.
 func detect(peek []byte, whole bool, p *Profile) string {
+	if isZipArchive(peek) {
+		return formatZip // read by its members (inspect_eval.go)
+	}
 	var lines [][]byte
 	rest := peek
 	for len(lines) < 10 && len(rest) > 0 {
@@ -171,6 +175,12 @@ func builtinDocument(doc gjson.Result) string {
 	switch {
 	case subagentMeta(doc):
 		return formatSubagentMeta
+	case stepFunctionsDocument(doc):
+		return FormatStepFunctions
+	case inspectDocument(doc):
+		return FormatInspect
+	case langSmithDocument(doc):
+		return FormatLangSmith
 	case doc.Get("events").IsArray() && doc.Get("events.0.eventType").Exists(),
 		doc.Get("history.events").IsArray() && doc.Get("history.events.0.eventType").Exists():
 		return FormatTemporal

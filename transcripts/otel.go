@@ -472,6 +472,7 @@ func (o *otelDoc) parse(r gjson.Result) (*otelSpan, string) {
 		s.exception = s.exception || e.Get("name").String() == "exception"
 		return true
 	})
+	openInferenceSpan(s) // OpenInference attributes as GenAI ones (openinference.go)
 	return s, ""
 }
 

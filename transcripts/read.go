@@ -156,7 +156,8 @@ func IsTranscriptName(name string) bool {
 	if i := strings.LastIndexAny(n, ".-"); i > 0 && allDigits(n[i+1:]) && (n[i] == '.' || len(n)-i-1 == 8) {
 		n = n[:i] // a rotation suffix: .N, or -YYYYMMDD
 	}
-	return strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".ndjson") || strings.HasSuffix(n, ".json")
+	return strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".ndjson") || strings.HasSuffix(n, ".json") ||
+		strings.HasSuffix(n, ".eval") // Inspect AI logs (inspect_eval.go)
 }
 
 func allDigits(s string) bool {
@@ -340,8 +341,8 @@ func (rn *run) readNativeAhead(s source, emit func(Event)) (in Input, native boo
 	if format == "" {
 		format = detect(peek, err != nil, rn.opt.Profile)
 	}
-	if format != FormatNative {
-		return in, false
+	if format != FormatNative || isZipArchive(peek) {
+		return in, false // (an archive is read by its members, forced or not: readStream)
 	}
 	in.Format = FormatNative
 	readNative(br, &in, rn.opt.MaxLineBytes, rn.keep(), emit)
@@ -609,6 +610,10 @@ func (g gzipErrors) Read(p []byte) (int, error) {
 // readStream detects the format (unless forced) and reads with its reader.
 func (rn *run) readStream(br *bufio.Reader, in *Input) {
 	peek, err := br.Peek(64 << 10)
+	if isZipArchive(peek) {
+		rn.readZip(br, in) // an archive, whatever --input-format (inspect_eval.go)
+		return
+	}
 	format := rn.opt.InputFormat
 	if format == "" {
 		format = detect(peek, err != nil, rn.opt.Profile)
@@ -625,11 +630,11 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 	case formatHookPayloads:
 		rn.readHookPayloads(br, in)
 		return
-	case FormatOTel:
+	case FormatOTel, FormatOpenInference:
 		// Detected from JSON Lines (forced or not): one OTLP export request
 		// a line, as the OpenTelemetry Collector's file exporter writes.
 		if detect(peek, err != nil, rn.opt.Profile) == FormatOTel {
-			in.Format = FormatOTel
+			in.Format = format
 			rn.readOTelLines(br, in)
 			return
 		}
@@ -707,6 +712,14 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 		rn.readOTel(d)
 	case FormatTemporal:
 		rn.readTemporal(d)
+	case FormatStepFunctions:
+		rn.readStepFunctions(d)
+	case FormatInspect:
+		rn.readInspect(d)
+	case FormatLangSmith:
+		rn.readLangSmith(d)
+	case FormatOpenInference:
+		rn.readOTel(d) // OpenInference spans are OpenTelemetry spans (openinference.go)
 	case FormatProfile:
 		rn.readProfileDocument(d)
 	case formatSubagentMeta:

@@ -1,0 +1,469 @@
+package transcripts
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// FormatInspect names Inspect AI evaluation logs.
+const FormatInspect = "inspect-ai"
+
+// Inspect AI evaluation logs: the JSON log ({"version", "eval", "samples":
+// [...]}), one sample as JSON (a member of a .eval archive, unpacked), and
+// .eval archives (a zip of header.json and samples/*.json; inspect_eval.go).
+//
+// A sample (an epoch of it) is a task, named by its uuid, else
+// "<eval_id or run_id or file>/<sample id>/epoch-<epoch>"; it starts at its
+// first event (or its started_at) and ends after its last one, failed when
+// the sample has an error or hit a limit. The log records no delegation:
+// agent handoffs and subtasks are the sample's own.
+//
+// Evidence, from the sample's events when it has any: a tool event is one
+// tool call (function, arguments) at its timestamp, judged by the same
+// conventions as other agents' tool calls; it is answered when it is no
+// longer pending, at completed: an error (a ToolCallError, failed: true, or
+// a result that says error by toolresult.go's convention) is a response not
+// ok. A tool error of type "approval" (an approver rejected the call) or
+// "parsing" (its arguments could not be parsed) means the tool never ran:
+// no crossing. A pending tool event is a call without a result. Tool
+// events nested in subtask events (older logs) are read as the sample's.
+//
+// Without events (older or redacted logs), the sample's messages: an
+// assistant message's tool_calls are the calls, tool messages (tool_call_id,
+// error) their results. Messages carry no times: they get the sample's
+// start (or the eval's created time, else the Unix epoch) plus one
+// millisecond each, with a notice. A tool message whose call is not in the
+// sample ran with arguments no input shows: a problem of the sample (unless
+// its error says it never ran).
+//
+// A log that holds no samples although its eval had some (written with
+// --no-log-samples, or cut) cannot show what they did: a problem of no
+// task.
+
+// inspectDocument: an eval log (eval object and a samples list or a log
+// version), or one sample (id, epoch and messages or events).
+func inspectDocument(doc gjson.Result) bool {
+	if !doc.IsObject() {
+		return false
+	}
+	if doc.Get("eval").IsObject() && (doc.Get("eval.task").Exists() || doc.Get("eval.run_id").Exists() || doc.Get("eval.eval_id").Exists()) &&
+		(doc.Get("samples").IsArray() || doc.Get("version").Type == gjson.Number) {
+		return true
+	}
+	return inspectSampleShaped(doc)
+}
+
+func inspectSampleShaped(doc gjson.Result) bool {
+	return doc.Get("id").Exists() && doc.Get("epoch").Type == gjson.Number &&
+		(doc.Get("events").IsArray() || doc.Get("messages").IsArray()) && doc.Get("input").Exists()
+}
+
+// inspectEval is what the log says about its eval.
+type inspectEval struct {
+	base    string    // task id prefix
+	created time.Time // a base for synthetic times
+	hasTime bool
+	member  string // the archive member a sample was read from, "" for a JSON log
+}
+
+func inspectEvalOf(header gjson.Result, path string) inspectEval {
+	ev := inspectEval{base: firstString(header.Get("eval.eval_id"), header.Get("eval.run_id"))}
+	if strings.TrimSpace(ev.base) == "" {
+		ev.base = path
+	}
+	for _, k := range []string{"eval.created", "stats.started_at"} {
+		if t, ok := langSmithTime(header.Get(k)); ok {
+			ev.created, ev.hasTime = t, true
+			break
+		}
+	}
+	return ev
+}
+
+func (rn *run) readInspect(d *document) {
+	conv := rn.conventions(d.in)
+	conv.hold = true // a call an approver rejected never ran: its events wait for its result
+	defer conv.flush()
+	repeats := findRepeats(d)
+	defer repeats.rest(d) // a repeat outside every sample (two samples lists) is the document's
+	if inspectSampleShaped(d.root) {
+		rn.inspectSample(conv, d, repeats, d.root, inspectEval{base: d.in.Path})
+		return
+	}
+	if !inspectDocument(d.root) {
+		// Forced on another document: say so, as the other readers do.
+		d.in.addProblem(Problem{File: d.in.Path, Line: 1, Message: "not an Inspect AI log: no eval with samples, nor a sample"})
+		return
+	}
+	ev := inspectEvalOf(d.root, d.in.Path)
+	samples := d.root.Get("samples")
+	if !samples.IsArray() || len(samples.Array()) == 0 {
+		rn.inspectNoSamples(d.in, d.root, 1)
+		return
+	}
+	samples.ForEach(func(_, s gjson.Result) bool {
+		if d.partial(s) {
+			return false
+		}
+		rn.inspectSample(conv, d, repeats, s, ev)
+		return true
+	})
+}
+
+// inspectNoSamples: a log without samples whose eval ran some.
+func (rn *run) inspectNoSamples(in *Input, header gjson.Result, line int) {
+	n := header.Get("eval.dataset.samples").Int()
+	if c := header.Get("results.completed_samples").Int(); c > n {
+		n = c
+	}
+	if n > 0 {
+		in.addProblem(Problem{File: in.Path, Line: line, Message: fmt.Sprintf("the log holds none of its eval's %d sample(s) (written without samples, or cut): what they did cannot be seen", n)})
+		return
+	}
+	in.Notices = append(in.Notices, "an Inspect AI log with no samples")
+}
+
+// inspectCall is a tool call of a sample.
+type inspectCall struct {
+	id   string
+	line int
+}
+
+type inspectSampleReader struct {
+	rn     *run
+	conv   *conventions
+	d      *document
+	ev     inspectEval
+	task   string
+	calls  map[string]string // tool call id → conventions id
+	seq    int
+	last   time.Time
+	hasAny bool
+	// attachments: the sample's condensed content ("attachment://<id>"
+	// in arguments stands for attachments[id]).
+	attachments gjson.Result
+}
+
+func (s *inspectSampleReader) problem(line int, msg string) {
+	if s.ev.member != "" {
+		msg = s.ev.member + ": " + msg
+	}
+	s.d.in.addProblem(Problem{File: s.d.in.Path, Line: line, Task: s.task, Message: msg})
+}
+
+func (rn *run) inspectSample(conv *conventions, d *document, repeats *docRepeats, smp gjson.Result, ev inspectEval) {
+	in := d.in
+	in.Records++
+	line := d.lineOf(smp)
+	if !smp.IsObject() {
+		in.addProblem(Problem{File: in.Path, Line: line, Message: "sample is not a JSON object"})
+		return
+	}
+	task := smp.Get("uuid").String()
+	if strings.TrimSpace(task) == "" {
+		task = fmt.Sprintf("%s/%s/epoch-%d", ev.base, clip(idText(smp.Get("id")), 80), smp.Get("epoch").Int())
+	}
+	s := &inspectSampleReader{rn: rn, conv: conv, d: d, ev: ev, task: task, calls: map[string]string{}, attachments: smp.Get("attachments")}
+	if rep, ok := repeats.in(smp); ok {
+		s.problem(line, repeatMessage(rep.path, "sample"))
+		return
+	}
+	start, hasStart := langSmithTime(smp.Get("started_at"))
+	events := smp.Get("events")
+	// Tool events are the record of what ran; a sample whose events hold
+	// none (condensed or left out) is read from its messages.
+	useEvents := events.IsArray() && (inspectHasToolEvent(events, 0) || !smp.Get("messages.0").Exists())
+	if !hasStart && useEvents {
+		events.ForEach(func(_, e gjson.Result) bool {
+			start, hasStart = langSmithTime(e.Get("timestamp"))
+			return !hasStart
+		})
+	}
+	synthetic := false
+	if !hasStart {
+		start, synthetic = ev.created, true
+		if !ev.hasTime {
+			start = time.Unix(0, 0).UTC()
+		}
+	}
+	s.last = start
+	if !rn.once("inspect-sample:" + task) {
+		return // the same sample read before (a log and its archive, say)
+	}
+	conv.lifecycle(task, start, line, "task_started", map[string]any{"relation": "root"})
+	if useEvents {
+		s.events(events, 0)
+	} else {
+		synthetic = true
+		s.messages(smp.Get("messages"))
+	}
+	if synthetic && s.hasAny {
+		in.Notices = append(in.Notices, fmt.Sprintf("sample %s has no event times: its tool calls are placed at %s plus 1 ms each, which keeps their order only",
+			clip(task, 80), start.Format(time.RFC3339)))
+	}
+	end := s.last
+	if t, ok := langSmithTime(smp.Get("completed_at")); ok && t.After(end) {
+		end = t
+	}
+	status := "completed"
+	if truthy(smp.Get("error")) || truthy(smp.Get("limit")) {
+		status = "failed"
+	}
+	conv.flush() // the sample's calls are settled before it ends
+	conv.lifecycle(task, end, line, "task_ended", map[string]any{"status": status})
+}
+
+// at is a record's time: its own, else the last time plus 1 ms.
+func (s *inspectSampleReader) at(r gjson.Result, keys ...string) time.Time {
+	for _, k := range keys {
+		if t, ok := langSmithTime(r.Get(k)); ok {
+			if t.After(s.last) {
+				s.last = t
+			}
+			return t
+		}
+	}
+	s.last = s.last.Add(time.Millisecond)
+	return s.last
+}
+
+// neverRan: a tool error that says the tool was not run.
+func neverRan(errv gjson.Result) bool {
+	switch strings.ToLower(errv.Get("type").String()) {
+	case "approval", "parsing":
+		return true
+	}
+	return false
+}
+
+func (s *inspectSampleReader) events(list gjson.Result, depth int) {
+	list.ForEach(func(_, e gjson.Result) bool {
+		if s.d.partial(e) {
+			return false
+		}
+		switch e.Get("event").String() {
+		case "tool":
+			s.toolEvent(e)
+		case "subtask":
+			if depth < 8 {
+				s.events(e.Get("events"), depth+1)
+			}
+		default:
+			s.at(e, "timestamp")
+		}
+		return true
+	})
+}
+
+func (s *inspectSampleReader) toolEvent(e gjson.Result) {
+	line := s.d.lineOf(e)
+	name := e.Get("function").String()
+	ts := s.at(e, "timestamp")
+	s.hasAny = true
+	if strings.TrimSpace(name) == "" {
+		s.problem(line, "tool event without a function: what it did cannot be told")
+		return
+	}
+	args := e.Get("arguments")
+	argText := "{}"
+	if args.IsObject() {
+		argText = args.Raw
+	}
+	if p, repeated := argumentsRepeat(argText); repeated {
+		s.problem(line, repeatMessage(p, "call's arguments"))
+		return
+	}
+	argText = inspectShellArgs(name, s.resolveAttachments(argText))
+	id := s.callID(e.Get("id").String(), line)
+	s.conv.Call(ToolCall{Task: s.task, TS: ts, ID: id, Name: name, Args: argText, Line: line})
+	if e.Get("pending").Bool() {
+		return // still running when the log was written: no result
+	}
+	end, endLine := ts, line
+	for _, k := range []string{"error", "completed"} {
+		if v := e.Get(k); v.Exists() && v.Type != gjson.Null {
+			endLine = s.d.lineOf(v) // where the outcome is written
+		}
+	}
+	if t, ok := langSmithTime(e.Get("completed")); ok {
+		end = t
+		if t.After(s.last) {
+			s.last = t
+		}
+	}
+	errv := e.Get("error")
+	res := toolResult{TS: end, Line: endLine, Output: argString(e.Get("result"))}
+	switch {
+	case truthy(errv) && neverRan(errv):
+		res.Denied = true
+	case truthy(errv), e.Get("failed").Bool():
+		res.Error = true
+	default:
+		res.Error = outputSaysError(e.Get("result"))
+	}
+	s.conv.Result(id, res)
+}
+
+// callID names a call in this run: the sample and the log's call id (ids
+// such as "bash_1" repeat across samples), or its place.
+func (s *inspectSampleReader) callID(id string, line int) string {
+	s.seq++
+	if strings.TrimSpace(id) == "" {
+		return fmt.Sprintf("inspect:%s#%d@%d", s.task, s.seq, line)
+	}
+	key := "inspect:" + s.task + "/" + id
+	if _, seen := s.calls[id]; seen {
+		key = fmt.Sprintf("%s#%d", key, s.seq) // a reused id: another call
+	}
+	s.calls[id] = key
+	return key
+}
+
+func (s *inspectSampleReader) messages(list gjson.Result) {
+	list.ForEach(func(_, m gjson.Result) bool {
+		if s.d.partial(m) {
+			return false
+		}
+		line := s.d.lineOf(m)
+		switch m.Get("role").String() {
+		case "assistant":
+			m.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
+				ts := s.at(tc, "timestamp")
+				s.hasAny = true
+				name := tc.Get("function").String()
+				tline := s.d.lineOf(tc)
+				if strings.TrimSpace(name) == "" {
+					s.problem(tline, "tool call without a function: what it did cannot be told")
+					return true
+				}
+				args := tc.Get("arguments")
+				argText := "{}"
+				if args.IsObject() {
+					argText = args.Raw
+				} else if args.Type == gjson.String {
+					argText = args.Str
+				}
+				if p, repeated := argumentsRepeat(argText); repeated {
+					s.problem(tline, repeatMessage(p, "call's arguments"))
+					return true
+				}
+				argText = inspectShellArgs(name, s.resolveAttachments(argText))
+				id := s.callID(tc.Get("id").String(), tline)
+				s.conv.Call(ToolCall{Task: s.task, TS: ts, ID: id, Name: name, Args: argText, Line: tline})
+				return true
+			})
+		case "tool":
+			ts := s.at(m, "timestamp")
+			s.hasAny = true
+			callID := m.Get("tool_call_id").String()
+			errv := m.Get("error")
+			key, ok := s.calls[callID]
+			if !ok || callID == "" {
+				if truthy(errv) && neverRan(errv) {
+					return true // it never ran: nothing to miss
+				}
+				s.problem(line, fmt.Sprintf("result of tool call %q (%s), whose call is not in the log: the call ran, and may have delivered, with arguments no input shows",
+					clip(callID, 60), clip(m.Get("function").String(), 60)))
+				return true
+			}
+			res := toolResult{TS: ts, Line: line}
+			switch {
+			case truthy(errv) && neverRan(errv):
+				res.Denied = true
+			case truthy(errv):
+				res.Error = true
+			default:
+				res.Error = outputSaysError(m.Get("content"))
+			}
+			s.conv.Result(key, res)
+		default:
+			s.at(m, "timestamp")
+		}
+		return true
+	})
+}
+
+// inspectShellArgs gives Inspect's bash tool, whose command line is its
+// cmd argument, the command argument the conventions' shell rules read:
+// a curl upload in a bash call is a delivery like any agent's.
+func inspectShellArgs(name, args string) string {
+	if name != "bash" || !gjson.Get(args, "cmd").Exists() || gjson.Get(args, "command").Exists() {
+		return args
+	}
+	var m map[string]any
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return args
+	}
+	m["command"] = m["cmd"]
+	b, err := json.Marshal(m)
+	if err != nil {
+		return args
+	}
+	return string(b)
+}
+
+func inspectHasToolEvent(list gjson.Result, depth int) bool {
+	found := false
+	list.ForEach(func(_, e gjson.Result) bool {
+		switch e.Get("event").String() {
+		case "tool":
+			found = true
+		case "subtask":
+			found = depth < 8 && inspectHasToolEvent(e.Get("events"), depth+1)
+		}
+		return !found
+	})
+	return found
+}
+
+// resolveAttachments puts back the content Inspect condensed out of a
+// call's arguments ("attachment://<id>" for a long string, kept in the
+// sample's attachments). An argument whose attachment is not in the log
+// is left out: its content is unknown, so the delivery stays without a
+// key (fail closed) instead of being keyed by the reference.
+func (s *inspectSampleReader) resolveAttachments(args string) string {
+	if !strings.Contains(args, "attachment://") {
+		return args
+	}
+	var m map[string]any
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return args
+	}
+	for k, v := range m {
+		str, ok := v.(string)
+		if !ok {
+			continue
+		}
+		id, ok := strings.CutPrefix(str, "attachment://")
+		if !ok {
+			continue
+		}
+		if a := s.attachments.Get(gjsonKey(id)); a.Type == gjson.String {
+			m[k] = a.Str
+		} else {
+			delete(m, k)
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return args
+	}
+	return string(b)
+}
+
+// gjsonKey escapes a map key for a gjson path.
+func gjsonKey(k string) string {
+	var b strings.Builder
+	for _, r := range k {
+		switch r {
+		case '.', '*', '?', '|', '#', '@', '\\', '!', '=', '<', '>', '%':
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

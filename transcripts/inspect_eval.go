@@ -1,0 +1,164 @@
+package transcripts
+
+import (
+	"archive/zip"
+	"bytes"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Zip archives: an input that starts with a zip local file header is read
+// by its members, whatever its name and --input-format (a zip is never a
+// JSON history). Today's members: Inspect AI's .eval logs. Another reader
+// of zip archives adds its own test in readZip.
+
+// formatZip marks an input detection saw to be a zip archive.
+const formatZip = "zip"
+
+var zipMagic = []byte("PK\x03\x04")
+
+func isZipArchive(peek []byte) bool { return bytes.HasPrefix(peek, zipMagic) }
+
+// readZip reads a zip archive: whole (bounded, as a JSON document is),
+// since its directory is at its end.
+func (rn *run) readZip(r io.Reader, in *Input) {
+	limit := rn.opt.MaxDocumentBytes
+	if limit <= 0 {
+		limit = DefaultMaxDocumentBytes
+	}
+	b, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		in.addProblem(Problem{File: in.Path, Line: 1, Message: "archive ends early: " + err.Error()})
+		return
+	}
+	if len(b) > limit {
+		in.addProblem(Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("zip archive larger than the limit of %d bytes; not read", limit)})
+		return
+	}
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		// A cut or damaged archive: what it held cannot be told, and it
+		// may be any task's history.
+		in.addProblem(Problem{File: in.Path, Line: 1, Message: "broken zip archive (" + clip(err.Error(), 120) + "): not read"})
+		return
+	}
+	if inspectArchive(zr) {
+		in.Format = FormatInspect
+		rn.readInspectArchive(zr, in, limit)
+		return
+	}
+	var names []string
+	for _, f := range zr.File {
+		if len(names) < 5 {
+			names = append(names, clip(f.Name, 60))
+		}
+	}
+	rn.unrecognized(in, fmt.Sprintf("a zip archive no reader knows (members %q): not read", names))
+}
+
+// inspectArchive: a .eval log holds header.json, or (while the eval
+// runs) _journal/start.json, and its samples under samples/.
+func inspectArchive(zr *zip.Reader) bool {
+	for _, f := range zr.File {
+		if f.Name == "header.json" || f.Name == "_journal/start.json" {
+			return true
+		}
+	}
+	return false
+}
+
+// zipMember reads one member, bounded.
+func zipMember(f *zip.File, limit int) ([]byte, error) {
+	if f.UncompressedSize64 > uint64(limit) {
+		return nil, fmt.Errorf("larger than the limit of %d bytes", limit)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, int64(limit)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > limit {
+		return nil, fmt.Errorf("larger than the limit of %d bytes", limit)
+	}
+	return b, nil
+}
+
+// readInspectArchive reads a .eval log: its header for the eval, then its
+// samples in name order. Lines of events and problems are lines of the
+// member (named in problems and in the events' member field).
+func (rn *run) readInspectArchive(zr *zip.Reader, in *Input, limit int) {
+	members := map[string]*zip.File{}
+	var samples []string
+	for _, f := range zr.File {
+		if _, dup := members[f.Name]; dup {
+			in.addProblem(Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("member %q appears twice in the archive: it has two readings", clip(f.Name, 80))})
+			continue
+		}
+		members[f.Name] = f
+		if path.Dir(f.Name) == "samples" && strings.HasSuffix(f.Name, ".json") {
+			samples = append(samples, f.Name)
+		}
+	}
+	sort.Strings(samples)
+	header := gjson.Result{}
+	running := false
+	for _, name := range []string{"header.json", "_journal/start.json"} {
+		f := members[name]
+		if f == nil {
+			continue
+		}
+		b, err := zipMember(f, limit)
+		if err != nil || !validJSON(b) {
+			why := "not valid JSON"
+			if err != nil {
+				why = err.Error()
+			}
+			in.addProblem(Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("%s: %s: the eval it describes cannot be read", name, clip(why, 120))})
+			continue
+		}
+		header = gjson.ParseBytes(b)
+		running = name != "header.json"
+		break
+	}
+	if running {
+		// Inspect writes header.json when the eval ends; samples still
+		// running are not in the archive yet, and may have crossed.
+		in.addProblem(Problem{File: in.Path, Line: 1, Message: "the eval was still running when the archive was read (no header.json): samples still running are not in it, and what they did cannot be seen"})
+	}
+	ev := inspectEvalOf(header, in.Path)
+	conv := rn.conventions(in)
+	conv.hold = true
+	defer conv.flush()
+	for _, name := range samples {
+		b, err := zipMember(members[name], limit)
+		if err != nil {
+			in.addProblem(Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("%s: cannot be read (%s): a sample's history is missing", name, clip(err.Error(), 120))})
+			continue
+		}
+		if !validJSON(b) {
+			in.addProblem(Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("%s: not valid JSON: a sample's history is missing", name)})
+			continue
+		}
+		d := &document{in: in, lines: newLineIndex(b), root: gjson.ParseBytes(b)}
+		e := ev
+		e.member = name
+		conv.tag = map[string]any{"member": name}
+		repeats := findRepeats(d)
+		rn.inspectSample(conv, d, repeats, d.root, e)
+		repeats.rest(d)
+		conv.flush() // the member's held calls, tagged with it
+	}
+	conv.tag = nil
+	if len(samples) == 0 && !running {
+		rn.inspectNoSamples(in, header, 1)
+	}
+}

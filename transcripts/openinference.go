@@ -1,0 +1,129 @@
+package transcripts
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// FormatOpenInference names OpenTelemetry spans written with the
+// OpenInference conventions (Arize Phoenix, the OpenInference
+// instrumentations). They are OpenTelemetry spans: the OpenTelemetry reader
+// reads them, in every envelope it knows (OTLP/JSON, the Python SDK's dump,
+// Phoenix's span JSON), and --input-format openinference reads a document
+// with it too.
+const FormatOpenInference = "openinference"
+
+// openInferenceSpan maps a span's OpenInference attributes onto the GenAI
+// names the reader judges, never over a GenAI attribute the span has:
+//   - openinference.span.kind TOOL (or Phoenix's span_kind) is an
+//     execute_tool span; any other kind (LLM, CHAIN, AGENT, ...) is a GenAI
+//     span of its trace's task, with no evidence of its own;
+//   - tool.name is gen_ai.tool.name (else the span's name, as OpenInference
+//     names tool spans by their tool);
+//   - input.value (else tool_call.function.arguments) is the call's
+//     arguments: a JSON object as is, any other text as {"input": text};
+//   - output.value is the call's result (an error by toolresult.go's
+//     convention);
+//   - tool_call.id is gen_ai.tool.call.id;
+//   - session.id names the task, as gen_ai.conversation.id does.
+//
+// Attributes given as nested objects ({"tool": {"name": ...}}, as Phoenix
+// exports them) are read as their dotted names. Phoenix's top-level
+// status_code is the span's status when it has no status object.
+func openInferenceSpan(s *otelSpan) {
+	for _, k := range []string{"openinference", "tool", "tool_call", "input", "output", "session"} {
+		if v, ok := s.attrs[k]; ok && strings.HasPrefix(strings.TrimSpace(v.json), "{") {
+			flattenAttrs(s.attrs, k, gjson.Parse(v.json), 1)
+		}
+	}
+	kind := strings.ToUpper(strings.TrimSpace(s.attr("openinference.span.kind")))
+	if kind == "" {
+		kind = strings.ToUpper(strings.TrimSpace(s.r.Get("span_kind").String()))
+		if kind == "INTERNAL" || kind == "SERVER" || kind == "CLIENT" || kind == "PRODUCER" || kind == "CONSUMER" || strings.HasPrefix(kind, "SPAN_KIND") {
+			kind = "" // an OpenTelemetry span kind, not OpenInference's
+		}
+	}
+	if kind == "" {
+		return
+	}
+	if !s.r.Get("status").Exists() {
+		if c := s.r.Get("status_code"); c.Exists() {
+			s.status, s.statusKnown = otelStatus(c)
+		}
+	}
+	if s.op != "" {
+		return // the span says its GenAI operation itself
+	}
+	if kind != "TOOL" {
+		s.op = "openinference." + strings.ToLower(kind)
+		return
+	}
+	s.op = "execute_tool"
+	alias := func(to string, from ...string) {
+		if _, ok := s.attrs[to]; ok {
+			return
+		}
+		for _, f := range from {
+			if v, ok := s.attrs[f]; ok {
+				s.attrs[to] = v
+				return
+			}
+		}
+	}
+	alias("gen_ai.tool.name", "tool.name")
+	if _, ok := s.attrs["gen_ai.tool.name"]; !ok && strings.TrimSpace(s.name) != "" {
+		s.attrs["gen_ai.tool.name"] = otelValue{text: s.name, json: jsonString(s.name)}
+	}
+	alias("gen_ai.tool.call.id", "tool_call.id")
+	alias("gen_ai.tool.call.result", "output.value")
+	if _, ok := s.attrs["gen_ai.tool.call.arguments"]; !ok {
+		for _, f := range []string{"input.value", "tool_call.function.arguments"} {
+			v, ok := s.attrs[f]
+			if !ok {
+				continue
+			}
+			if t := strings.TrimSpace(v.text); !validJSONString(t) || !gjson.Parse(t).IsObject() {
+				wrapped := object("input", v.text)
+				v = otelValue{text: wrapped, json: wrapped}
+			}
+			s.attrs["gen_ai.tool.call.arguments"] = v
+			break
+		}
+	}
+	if _, ok := s.attrs[convAttr]; !ok {
+		if v, ok := s.attrs["session.id"]; ok && strings.TrimSpace(v.text) != "" {
+			s.attrs[convAttr] = v
+		}
+	}
+}
+
+// flattenAttrs adds a nested attribute object's members under dotted names
+// the span does not give itself.
+func flattenAttrs(attrs map[string]otelValue, prefix string, v gjson.Result, depth int) {
+	if depth > 4 {
+		return
+	}
+	v.ForEach(func(k, m gjson.Result) bool {
+		name := prefix + "." + k.String()
+		if m.IsObject() && name != "input.value" && name != "output.value" {
+			flattenAttrs(attrs, name, m, depth+1)
+			return true
+		}
+		if _, ok := attrs[name]; ok {
+			return true
+		}
+		if m.Type == gjson.String {
+			attrs[name] = otelValue{text: m.Str, json: m.Raw}
+		} else {
+			attrs[name] = otelValue{text: m.Raw, json: m.Raw}
+		}
+		return true
+	})
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
