@@ -20,7 +20,7 @@ const (
 )
 
 // Formats lists the names --input-format accepts.
-var Formats = []string{FormatNative, FormatClaudeCode, FormatOpenAI, FormatOTel, FormatTemporal, FormatProfile}
+var Formats = []string{FormatNative, FormatClaudeCode, FormatOpenAI, FormatOTel, FormatTemporal, FormatProfile, FormatPlaywright}
 
 var claudeCodeTypes = map[string]bool{"user": true, "assistant": true, "progress": true, "system": true,
 	"file-history-snapshot": true, "summary": true, "queue-operation": true, "attachment": true,
@@ -38,6 +38,9 @@ const formatHookPayloads = "claude-code-hook-payloads"
 // A broken line therefore never turns a log into a "document" (which would
 // lose every readable line). "document" means: decide on the whole text.
 func detect(peek []byte, whole bool, p *Profile) string {
+	if bytes.HasPrefix(peek, zipMagic) {
+		return formatZip // binary: its entries decide (playwright_zip.go)
+	}
 	var lines [][]byte
 	rest := peek
 	for len(lines) < 10 && len(rest) > 0 {
@@ -121,6 +124,8 @@ func builtinLine(line gjson.Result) string {
 		return FormatClaudeCode
 	case line.Get("resourceSpans").IsArray():
 		return FormatOTel // OTLP/JSON export requests, one a line
+	case pwContextLine(line):
+		return FormatPlaywright // a Playwright .trace by itself
 	case hookPayload(line):
 		return formatHookPayloads
 	}
