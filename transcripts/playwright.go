@@ -11,11 +11,14 @@ import (
 	"io"
 	"math"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/effectlint/effectlint/effect"
 )
 
 // Playwright traces (trace.zip as tracing.stop writes it, or an unpacked
@@ -530,7 +533,7 @@ func (t *pwTrace) picker(it pwItem, id string, ts time.Time) {
 	var files []file
 	params.Get("localPaths").ForEach(func(_, p gjson.Result) bool {
 		if p.Type == gjson.String && p.Str != "" {
-			files = append(files, file{name: p.Str, content: map[string]any{"path": p.Str, "name": path.Base(strings.ReplaceAll(p.Str, `\`, "/"))}})
+			files = append(files, file{name: p.Str, content: t.localFile(p.Str)})
 		}
 		return true
 	})
@@ -563,6 +566,26 @@ func (t *pwTrace) picker(it pwItem, id string, ts time.Time) {
 		fields["intent"] = intent
 		t.conv.event(t.task, ts, it.line, "picker_accepted", fields)
 	}
+}
+
+// localFile is the content of a file the trace names by path. Playwright
+// records absolute paths; the analyzer hashes them (through --path-map
+// when they were another machine's), and one that does not resolve
+// leaves the picker without a key. A relative path resolves against the
+// folder of the archive (or .trace) that names it, and is hashed here: the
+// analyzer would look inside the archive's name.
+func (t *pwTrace) localFile(p string) map[string]any {
+	name := path.Base(strings.ReplaceAll(p, `\`, "/"))
+	if filepath.IsAbs(filepath.FromSlash(p)) || strings.HasPrefix(p, "/") || t.in.Path == "-" {
+		return map[string]any{"path": p, "name": name}
+	}
+	full := filepath.Join(filepath.Dir(filepath.FromSlash(t.in.Path)), filepath.FromSlash(p))
+	sum, err := effect.HashFile(full)
+	if err != nil {
+		// Not found: a path the analyzer cannot hash either (no key).
+		return map[string]any{"path": filepath.ToSlash(full), "name": name}
+	}
+	return map[string]any{"sha256": sum, "name": name}
 }
 
 // payload is the content of a file given as bytes: hashed when the trace

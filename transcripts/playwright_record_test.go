@@ -72,7 +72,7 @@ func playwrightOrSkip(t *testing.T) (root, node, chromium string) {
 }
 
 func TestPlaywright_IncidentRecordedFresh(t *testing.T) {
-	if testing.Short() {
+	if testing.Short() && os.Getenv("EFFECTLINT_REQUIRE_PLAYWRIGHT") != "1" {
 		t.Skip("records with a browser: not in -short")
 	}
 	root, node, chromium := playwrightOrSkip(t)

@@ -23,19 +23,18 @@ const pwPage = `{"type":"frame-snapshot","snapshot":{"callId":"c@1","phase":"aft
 
 func pwLines(lines ...string) string { return strings.Join(lines, "\n") + "\n" }
 
-func pwZip(t *testing.T, entries map[string]string) []byte {
-	t.Helper()
+func pwZip(entries map[string]string) []byte {
 	var b bytes.Buffer
 	w := zip.NewWriter(&b)
 	for _, name := range sortedKeys(entries) {
 		f, err := w.Create(name)
 		if err != nil {
-			t.Fatal(err)
+			panic(err)
 		}
 		f.Write([]byte(entries[name]))
 	}
 	if err := w.Close(); err != nil {
-		t.Fatal(err)
+		panic(err)
 	}
 	return b.Bytes()
 }
@@ -139,7 +138,7 @@ func TestPlaywright_PickerSendResponseReadback(t *testing.T) {
 	network := pwLines(
 		`{"type":"resource-snapshot","snapshot":{"_monotonicTime":1150,"time":10,"request":{"method":"GET","url":"https://chat.example/app.js"},"response":{"status":200}}}`,
 		`{"type":"resource-snapshot","snapshot":{"_monotonicTime":1350,"time":20,"request":{"method":"POST","url":"https://chat.example/upload"},"response":{"status":503}}}`)
-	res, evs := readPW(t, Options{}, map[string][]byte{"trace.zip": pwZip(t, map[string]string{"0-trace.trace": trace, "0-trace.network": network})}, "trace.zip")
+	res, evs := readPW(t, Options{}, map[string][]byte{"trace.zip": pwZip(map[string]string{"0-trace.trace": trace, "0-trace.network": network})}, "trace.zip")
 	noProblems(t, res)
 	if got, want := pwTypes(evs), "task_started intent picker_accepted send_fired response readback task_ended"; got != want {
 		t.Fatalf("events %q, want %q", got, want)
@@ -186,7 +185,7 @@ func TestPlaywright_OldClockFromActions(t *testing.T) {
 		`{"type":"after","callId":"c@2","endTime":800,"error":{"error":{"message":"Timeout 30000ms exceeded.","name":"TimeoutError"}}}`,
 		`{"type":"before","callId":"c@3","startTime":900,"class":"Frame","method":"fill","params":{"selector":"#to"}}`,
 		`{"type":"after","callId":"c@3","endTime":950,"error":{"message":"Element is not an <input>"}}`)
-	res, evs := readPW(t, Options{}, map[string][]byte{"t.zip": pwZip(t, map[string]string{"trace.trace": trace})}, "t.zip")
+	res, evs := readPW(t, Options{}, map[string][]byte{"t.zip": pwZip(map[string]string{"trace.trace": trace})}, "t.zip")
 	noProblems(t, res)
 	if got := pwTypes(evs); got != "task_started timeout failure_shown task_ended" {
 		t.Fatalf("events %q (a click on #cancel is no send)", got)
@@ -205,10 +204,12 @@ func TestPlaywright_PickerContent(t *testing.T) {
 	trace := pwLines(pwCtx, pwPage,
 		`{"type":"before","callId":"c@2","startTime":1200,"class":"Frame","method":"setInputFiles","params":{"selector":"#file","payloads":[{"name":"a.txt","mimeType":"text/plain","buffer":"<Buffer>"}]}}`,
 		`{"type":"before","callId":"c@3","startTime":1300,"class":"ElementHandle","method":"setInputFiles","params":{"payloads":[{"name":"b.txt","sha1":"0123abcd"}]}}`,
-		`{"type":"before","callId":"c@4","startTime":1400,"class":"ElementHandle","method":"setInputFiles","params":{"localPaths":["/nowhere/c.txt"]}}`)
-	res, evs := readPW(t, Options{}, map[string][]byte{"t.zip": pwZip(t, map[string]string{"trace.trace": trace, "resources/0123abcd": string(data)})}, "t.zip")
+		`{"type":"before","callId":"c@4","startTime":1400,"class":"ElementHandle","method":"setInputFiles","params":{"localPaths":["/nowhere/c.txt"]}}`,
+		`{"type":"before","callId":"c@5","startTime":1500,"class":"Frame","method":"setInputFiles","params":{"localPaths":["d.txt"]}}`)
+	res, evs := readPW(t, Options{}, map[string][]byte{"in/t.zip": pwZip(map[string]string{"trace.trace": trace, "resources/0123abcd": string(data)}),
+		"in/d.txt": data}, "in/t.zip")
 	noProblems(t, res)
-	if got := pwTypes(evs); got != "task_started picker_accepted intent picker_accepted intent picker_accepted task_ended" {
+	if got := pwTypes(evs); got != "task_started picker_accepted intent picker_accepted intent picker_accepted intent picker_accepted task_ended" {
 		t.Fatalf("events %q", got)
 	}
 	if i := evs[1].Fields["intent"]; i != "unkeyed-pw:c@2" {
@@ -222,6 +223,10 @@ func TestPlaywright_PickerContent(t *testing.T) {
 	if c := evs[4].Fields["content"].(map[string]any); c["path"] != "/nowhere/c.txt" {
 		t.Errorf("content %v", c)
 	}
+	// A relative path resolves against the archive's folder.
+	if c := evs[6].Fields["content"].(map[string]any); c["sha256"] != hex.EncodeToString(sum[:]) {
+		t.Errorf("content %v, want the sha256 of in/d.txt", c)
+	}
 }
 
 // A profile says which controls send: the built-in conventions know
@@ -231,7 +236,7 @@ func TestPlaywright_SendByConventionsAndProfile(t *testing.T) {
 		`{"type":"before","callId":"c@2","startTime":1200,"class":"Frame","method":"setInputFiles","params":{"selector":"#file","localPaths":["/x/r.pdf"]}}`,
 		`{"type":"before","callId":"c@3","startTime":1300,"class":"Frame","method":"click","params":{"selector":"#confirm-button"}}`,
 		`{"type":"before","callId":"c@4","startTime":1400,"class":"Frame","method":"press","params":{"selector":"button[type=submit]","key":"Enter"}}`)
-	files := map[string][]byte{"t.zip": pwZip(t, map[string]string{"trace.trace": trace})}
+	files := map[string][]byte{"t.zip": pwZip(map[string]string{"trace.trace": trace})}
 	_, evs := readPW(t, Options{}, files, "t.zip")
 	if got := pwTypes(evs); got != "task_started intent picker_accepted send_fired task_ended" {
 		t.Fatalf("built-in: events %q", got)
@@ -261,7 +266,7 @@ func TestPlaywright_NetworkJoinedByTime(t *testing.T) {
 		`{"type":"resource-snapshot","snapshot":{"_monotonicTime":1300,"time":50,"request":{"method":"PUT","url":"https://chat.example/files"},"response":{"status":201}}}`,
 		`{"type":"resource-snapshot","snapshot":{"_monotonicTime":1600,"time":50,"request":{"method":"POST","url":"https://chat.example/send"},"response":{"status":-1,"_failureText":"net::ERR_CONNECTION_RESET"}}}`,
 		`{"type":"resource-snapshot","snapshot":{"_monotonicTime":1700,"time":5,"request":{"method":"GET","url":"https://chat.example/status"},"response":{"status":200}}}`)
-	res, evs := readPW(t, Options{}, map[string][]byte{"t.zip": pwZip(t, map[string]string{"trace.trace": trace, "trace.network": network})}, "t.zip")
+	res, evs := readPW(t, Options{}, map[string][]byte{"t.zip": pwZip(map[string]string{"trace.trace": trace, "trace.network": network})}, "t.zip")
 	noProblems(t, res)
 	if got, want := pwTypes(evs), "task_started intent picker_accepted request_sent response send_fired response_lost task_ended"; got != want {
 		t.Fatalf("events %q, want %q", got, want)
@@ -277,14 +282,14 @@ func TestPlaywright_NetworkJoinedByTime(t *testing.T) {
 func TestPlaywright_ProblemsAndArchives(t *testing.T) {
 	good := pwLines(pwCtx, pwPage)
 	t.Run("broken line is the context's problem", func(t *testing.T) {
-		res, _ := readPW(t, Options{}, map[string][]byte{"t.zip": pwZip(t, map[string]string{"0-trace.trace": good + "{\"type\":\"before\",\n"})}, "t.zip")
+		res, _ := readPW(t, Options{}, map[string][]byte{"t.zip": pwZip(map[string]string{"0-trace.trace": good + "{\"type\":\"before\",\n"})}, "t.zip")
 		ps := res.Inputs[0].Problems
 		if len(ps) != 1 || ps[0].File != "t.zip/0-trace.trace" || ps[0].Line != 3 || ps[0].Task != "playwright:upload report/0-trace" {
 			t.Fatalf("problems %+v", ps)
 		}
 	})
 	t.Run("cut archive", func(t *testing.T) {
-		z := pwZip(t, map[string]string{"0-trace.trace": good})
+		z := pwZip(map[string]string{"0-trace.trace": good})
 		res, evs := readPW(t, Options{}, map[string][]byte{"t.zip": z[:len(z)-30]}, "t.zip")
 		ps := res.Inputs[0].Problems
 		if len(evs) != 0 || len(ps) != 1 || ps[0].Line != 1 || !strings.Contains(ps[0].Message, "zip") {
@@ -293,26 +298,26 @@ func TestPlaywright_ProblemsAndArchives(t *testing.T) {
 	})
 	t.Run("unknown version", func(t *testing.T) {
 		tr := strings.Replace(good, `"version":7`, `"version":11`, 1)
-		res, _ := readPW(t, Options{}, map[string][]byte{"t.zip": pwZip(t, map[string]string{"0-trace.trace": tr})}, "t.zip")
+		res, _ := readPW(t, Options{}, map[string][]byte{"t.zip": pwZip(map[string]string{"0-trace.trace": tr})}, "t.zip")
 		ps := res.Inputs[0].Problems
 		if len(ps) != 1 || !strings.Contains(ps[0].Message, "version 11") || ps[0].Task == "" {
 			t.Fatalf("problems %+v", ps)
 		}
 	})
 	t.Run("zip without a trace", func(t *testing.T) {
-		res, evs := readPW(t, Options{}, map[string][]byte{"other.zip": pwZip(t, map[string]string{"a.txt": "x"})}, "other.zip")
+		res, evs := readPW(t, Options{}, map[string][]byte{"other.zip": pwZip(map[string]string{"a.txt": "x"})}, "other.zip")
 		in := res.Inputs[0]
 		if len(evs) != 0 || in.Format != FormatUnknown || len(in.Notices) != 1 {
 			t.Fatalf("%+v", in)
 		}
-		res, _ = readPW(t, Options{UnrecognizedIsProblem: true}, map[string][]byte{"other.zip": pwZip(t, map[string]string{"a.txt": "x"})}, "other.zip")
+		res, _ = readPW(t, Options{UnrecognizedIsProblem: true}, map[string][]byte{"other.zip": pwZip(map[string]string{"a.txt": "x"})}, "other.zip")
 		if len(res.Inputs[0].Problems) != 1 {
 			t.Fatalf("a check must fail closed on it: %+v", res.Inputs[0])
 		}
 	})
 	t.Run("standard input", func(t *testing.T) {
 		var evs []Event
-		res, err := Read([]string{"-"}, Options{Stdin: bytes.NewReader(pwZip(t, map[string]string{"trace.trace": good}))}, func(e Event) { evs = append(evs, e) })
+		res, err := Read([]string{"-"}, Options{Stdin: bytes.NewReader(pwZip(map[string]string{"trace.trace": good}))}, func(e Event) { evs = append(evs, e) })
 		if err != nil || res.Inputs[0].Format != FormatPlaywright || pwTypes(evs) != "task_started task_ended" || evs[0].File != "-/trace.trace" {
 			t.Fatalf("%v %+v %q", err, res.Inputs, pwTypes(evs))
 		}
@@ -331,7 +336,7 @@ func TestPlaywright_UnpackedFolderAndRetry(t *testing.T) {
 	retry := strings.Replace(trace, "1796022000000", "1796025600000", 1)
 	res, evs := readPW(t, Options{}, map[string][]byte{
 		"run/a/0-trace.trace": []byte(trace), "run/a/0-trace.network": []byte(network), "run/a/0-trace.stacks": []byte("{}"),
-		"run/b/trace.zip": pwZip(t, map[string]string{"0-trace.trace": retry}),
+		"run/b/trace.zip": pwZip(map[string]string{"0-trace.trace": retry}),
 		"run/notes.trace": []byte("strace output, not a trace\n"),
 	}, "run")
 	noProblems(t, res)
@@ -347,7 +352,7 @@ func TestPlaywright_UnpackedFolderAndRetry(t *testing.T) {
 }
 
 func TestPlaywright_Detection(t *testing.T) {
-	if f := detect(pwZip(t, map[string]string{"trace.trace": pwCtx}), true, nil); f != formatZip {
+	if f := detect(pwZip(map[string]string{"trace.trace": pwCtx}), true, nil); f != formatZip {
 		t.Errorf("zip: %s", f)
 	}
 	if f := detect([]byte(pwLines(pwCtx, pwPage)), true, nil); f != FormatPlaywright {

@@ -1,0 +1,142 @@
+package transcripts
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// FuzzReadPlaywright: Playwright traces (zip archives and .trace lines),
+// the format forced, read from standard input. The invariants of fuzzRead
+// hold, with pointers into the archive: an event or problem names "-" or
+// an entry of it ("-/0-trace.trace") and a line within that entry. And:
+// every task with events starts; in an archive every context that starts
+// ends (tracing stopped), nothing of it after its end.
+func FuzzReadPlaywright(f *testing.F) {
+	addSeeds(f, seedFiles(f, "../../shared/corpus/playwright/*.zip"))
+	trace := pwLines(pwCtx, pwPage,
+		`{"type":"before","callId":"c@2","startTime":1200,"class":"Frame","method":"setInputFiles","params":{"localPaths":["/x/r.pdf"],"payloads":[{"name":"b","buffer":"aGk="}]}}`,
+		`{"type":"before","callId":"c@3","startTime":1300,"class":"Frame","method":"click","params":{"selector":"#send"}}`,
+		`{"type":"after","callId":"c@3","endTime":1e300,"error":{"message":"Timeout","name":"TimeoutError"}}`,
+		`{"type":"before","callId":"c@4","startTime":-1e300,"class":"Frame","method":"expect","params":{"selector":"#sent"}}`,
+		`{"type":"after","callId":"c@4","endTime":1500,"result":{"matches":false}}`)
+	network := pwLines(`{"type":"resource-snapshot","snapshot":{"startedDateTime":"2026-11-30T07:00:00.5Z","time":20,"request":{"method":"POST","url":"u"},"response":{"status":500}}}`)
+	f.Add(pwZip(map[string]string{"0-trace.trace": trace, "0-trace.network": network, "test.trace": `{"type":"before"}`}))
+	f.Add([]byte(trace))
+	f.Add([]byte(strings.Replace(trace, `"wallTime":1796022000000`, `"wallTime":1e300`, 1)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, evs := fuzzReadPlaywright(t, data)
+		started, ended := map[string]bool{}, map[string]bool{}
+		for _, e := range evs {
+			switch {
+			case e.Type == "task_started":
+				started[e.Task] = true
+				ended[e.Task] = false
+			case !started[e.Task]:
+				t.Fatalf("task %q has events but never starts", e.Task)
+			case ended[e.Task]:
+				t.Fatalf("%s of %q after its task_ended", e.Type, e.Task)
+			case e.Type == "task_ended":
+				ended[e.Task] = true
+			}
+		}
+		if bytes.HasPrefix(data, zipMagic) {
+			for task := range started {
+				if !ended[task] {
+					t.Fatalf("context %q of an archive never ends", task)
+				}
+			}
+		}
+	})
+}
+
+// fuzzReadPlaywright is fuzzRead for inputs whose pointers name entries.
+func fuzzReadPlaywright(t *testing.T, data []byte) (Input, []Event) {
+	t.Helper()
+	read := func() (Input, []Event) {
+		var evs []Event
+		res, err := Read([]string{"-"}, Options{Stdin: bytes.NewReader(data), InputFormat: FormatPlaywright, MaxLineBytes: 1 << 16}, func(e Event) { evs = append(evs, e) })
+		if err != nil {
+			t.Fatalf("Read: %v", err)
+		}
+		if len(res.Inputs) != 1 {
+			t.Fatalf("%d inputs", len(res.Inputs))
+		}
+		return res.Inputs[0], evs
+	}
+	start := time.Now()
+	in, evs := read()
+	if d := time.Since(start); d > slowRead {
+		t.Fatalf("reading %d bytes took %v", len(data), d)
+	}
+	if in.Events != len(evs) {
+		t.Fatalf("the input counts %d events, %d were emitted", in.Events, len(evs))
+	}
+	lines := entryLines(data)
+	within := func(file string, line int) bool {
+		n, ok := lines[file]
+		return ok && line >= 1 && line <= n
+	}
+	for _, e := range evs {
+		if e.Task == "" || e.Type == "" || e.Source != FormatPlaywright || !within(e.File, e.Line) {
+			t.Fatalf("bad event %+v (lines %v)", e, lines)
+		}
+		if y := e.TS.Year(); e.TS.IsZero() || y < 0 || y > 9999 {
+			t.Fatalf("event without a printable time: %+v", e)
+		}
+		if _, err := json.Marshal(e.Fields); err != nil {
+			t.Fatalf("fields of %+v do not encode: %v", e, err)
+		}
+	}
+	for _, p := range in.Problems {
+		if !within(p.File, p.Line) && !(p.File == "-" && p.Line == 1) || p.Message == "" || len(p.Message) > maxMessage {
+			t.Fatalf("bad problem %+v (lines %v)", p, lines)
+		}
+	}
+	for _, n := range in.Notices {
+		if n == "" || len(n) > maxMessage {
+			t.Fatalf("bad notice %q", n)
+		}
+	}
+	if len(bytes.TrimSpace(data)) > 0 && len(evs) == 0 && len(in.Problems) == 0 && len(in.Notices) == 0 {
+		t.Fatalf("nothing said about a non-empty input (format %s)", in.Format)
+	}
+	again, evs2 := read()
+	if !reflect.DeepEqual(in, again) || !sameEvents(evs, evs2) {
+		t.Fatalf("reading the same input twice differs")
+	}
+	return in, evs
+}
+
+// entryLines: how many lines each file of an input has ("-" for lines
+// read directly, "-/NAME" for an archive's entries).
+func entryLines(data []byte) map[string]int {
+	count := func(b []byte) int { return bytes.Count(b, []byte("\n")) + 1 }
+	if !bytes.HasPrefix(data, zipMagic) {
+		return map[string]int{"-": count(data)}
+	}
+	out := map[string]int{"-": 1}
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return out
+	}
+	for _, f := range zr.File {
+		if _, seen := out["-/"+f.Name]; seen {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			out["-/"+f.Name] = 1
+			continue
+		}
+		var b bytes.Buffer
+		b.ReadFrom(rc)
+		rc.Close()
+		out["-/"+f.Name] = count(b.Bytes())
+	}
+	return out
+}
