@@ -161,9 +161,10 @@ type pwTrace struct {
 	snapTitle    map[string]string
 	url, title   string
 	// The current crossing episode of the context.
-	crossed, picked, sent bool
-	sawSend               bool
-	lastT                 float64
+	crossed, sent bool
+	lastT         float64
+	lastLine      int  // of the .trace
+	cut           bool // records after Options.AsOf were left out
 }
 
 // readPlaywrightTrace reads one .trace (and its .network); false when it
@@ -221,7 +222,7 @@ func (rn *run) readPlaywrightTrace(a *pwArchive, name string, in *Input) bool {
 	emit := t.conv.emit
 	t.conv.emit = func(e Event) {
 		if e.Type == "send_fired" || e.Type == "request_sent" {
-			t.sent, t.crossed, t.sawSend = true, true, true
+			t.sent, t.crossed = true, true
 		}
 		emit(e)
 	}
@@ -234,10 +235,11 @@ func (rn *run) readPlaywrightTrace(a *pwArchive, name string, in *Input) bool {
 		fields["title"] = clip(title, 200)
 	}
 	t.conv.lifecycle(t.task, t.ts(start), ctxLine, "task_started", fields)
-	t.lastT = start
+	t.lastT, t.lastLine = start, ctxLine
 	t.run()
-	if a.finished && (rn.opt.AsOf.IsZero() || !t.ts(t.lastT).After(rn.opt.AsOf)) {
-		t.conv.lifecycle(t.task, t.ts(t.lastT), ctxLine, "task_ended", map[string]any{"status": "completed"})
+	if a.finished && !t.cut {
+		// At the last record read: tracing stopped after it.
+		t.conv.lifecycle(t.task, t.ts(t.lastT), t.lastLine, "task_ended", map[string]any{"status": "completed"})
 	}
 	t.flushProblems(t.task)
 	return true
@@ -453,10 +455,14 @@ func (t *pwTrace) run() {
 			continue
 		}
 		if !asOf.IsZero() && t.ts(it.t).After(asOf) {
+			t.cut = true // the context went on after --as-of: not ended then
 			break
 		}
 		if it.t > t.lastT {
 			t.lastT = it.t
+		}
+		if it.file == t.file && it.line > t.lastLine {
+			t.lastLine = it.line
 		}
 		t.conv.wrote(t.task, it.line)
 		switch it.kind {
@@ -547,7 +553,7 @@ func (t *pwTrace) picker(it pwItem, id string, ts time.Time) {
 		files = append(files, file{name: params.Get("localDirectory").String()})
 	}
 	dest := t.destination(id)
-	t.crossed, t.picked, t.sent = true, true, false
+	t.crossed, t.sent = true, false
 	for i, f := range files {
 		intent := "pw:" + id
 		if i > 0 {
