@@ -4,10 +4,13 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/effectlint/effectlint/internal/sharedtest"
 )
 
 // FuzzReadPlaywright: Playwright traces (zip archives and .trace lines),
@@ -17,7 +20,7 @@ import (
 // every task with events starts; in an archive every context that starts
 // ends (tracing stopped), nothing of it after its end.
 func FuzzReadPlaywright(f *testing.F) {
-	addSeeds(f, seedFiles(f, "../../shared/corpus/playwright/*.zip"))
+	addSeeds(f, seedFiles(f, "../testdata/scenarios/fmt-playwright-*/*.zip", "../../shared/corpus/playwright/*.zip"))
 	trace := pwLines(pwCtx, pwPage,
 		`{"type":"before","callId":"c@2","startTime":1200,"class":"Frame","method":"setInputFiles","params":{"localPaths":["/x/r.pdf"],"payloads":[{"name":"b","buffer":"aGk="}]}}`,
 		`{"type":"before","callId":"c@3","startTime":1300,"class":"Frame","method":"click","params":{"selector":"#send"}}`,
@@ -139,4 +142,15 @@ func entryLines(data []byte) map[string]int {
 		out["-/"+f.Name] = count(b.Bytes())
 	}
 	return out
+}
+
+// The Playwright target's seed globs must keep matching.
+func TestPlaywright_FuzzSeedsArePresent(t *testing.T) {
+	if m, _ := filepath.Glob("../testdata/scenarios/fmt-playwright-*/*.zip"); len(m) == 0 {
+		t.Error("no scenario trace to seed FuzzReadPlaywright")
+	}
+	sharedtest.Path(t, "corpus/playwright")
+	if m, _ := filepath.Glob("../../shared/corpus/playwright/*.zip"); len(m) == 0 {
+		t.Error("no corpus trace to seed FuzzReadPlaywright")
+	}
 }
