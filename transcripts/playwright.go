@@ -126,7 +126,7 @@ func (rn *run) readPlaywrightArchive(a *pwArchive, in *Input) {
 			read++
 		}
 	}
-	if read == 0 && len(in.Problems) == 0 && in.Events == 0 {
+	if read == 0 && len(in.Problems) == 0 && in.Events == 0 && len(in.Notices) == 0 {
 		in.addProblem(Problem{File: in.Path, Line: 1, Message: "no browser context trace (a *.trace starting with context-options) in the archive"})
 	}
 }
@@ -172,28 +172,30 @@ type pwTrace struct {
 func (rn *run) readPlaywrightTrace(a *pwArchive, name string, in *Input) bool {
 	t := &pwTrace{rn: rn, a: a, in: in, file: a.display(name), befores: map[string]gjson.Result{},
 		snapURL: map[string]string{}, snapTitle: map[string]string{}}
-	var ctx gjson.Result
-	ctxLine := 0
-	first := true
-	isContext := true
+	var ctx, firstRec gjson.Result
+	ctxLine, firstLine := 0, 0
 	t.lines(name, func(l rawLine, r gjson.Result) bool {
-		if first {
-			first = false
-			if !pwContextLine(r) {
-				isContext = false
+		if firstLine == 0 {
+			firstRec, firstLine = r.Get("@this"), l.num
+			if !pwContextLine(r) || r.Get("origin").String() == "testRunner" {
 				return false
 			}
-			ctx, ctxLine = r.Get("@this"), l.num
+			ctx, ctxLine = firstRec, l.num
 			return true
 		}
 		t.record(t.file, l.num, r)
 		return true
 	})
-	if !isContext || ctxLine == 0 {
-		if !first {
+	if ctxLine == 0 {
+		switch {
+		case firstLine == 0:
+		case firstRec.Get("class").String() == "Test" || firstRec.Get("origin").String() == "testRunner":
 			// The test runner's own steps (test.trace; N-trace.trace of
 			// older versions) hold no context's actions.
-			in.Notices = appendOnce(in.Notices, "Playwright test runner steps (a *.trace without context-options) are not read: each context's own trace holds its actions")
+			in.Notices = appendOnce(in.Notices, "Playwright test runner steps (a trace of Test steps, such as test.trace) are not read: each browser context's own trace holds its actions")
+		default:
+			t.problems = append(t.problems, Problem{File: t.file, Line: firstLine,
+				Message: "not a Playwright browser context's trace: its first record is not context-options"})
 		}
 		t.flushProblems("")
 		return false

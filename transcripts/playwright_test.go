@@ -319,6 +319,22 @@ func TestPlaywright_ProblemsAndArchives(t *testing.T) {
 			t.Fatalf("a check must fail closed on it: %+v", res.Inputs[0])
 		}
 	})
+	t.Run("test runner steps", func(t *testing.T) {
+		steps := pwLines(`{"version":8,"type":"context-options","origin":"testRunner","browserName":"","wallTime":1796022000000,"monotonicTime":1}`,
+			`{"type":"before","callId":"test.step@1","startTime":2,"class":"Test","method":"step","title":"click Send","params":{}}`)
+		res, evs := readPW(t, Options{}, map[string][]byte{"t.zip": pwZip(map[string]string{"test.trace": steps, "0-trace.trace": good})}, "t.zip")
+		noProblems(t, res)
+		if len(res.Inputs[0].Notices) != 1 || pwTypes(evs) != "task_started task_ended" || evs[0].File != "t.zip/0-trace.trace" {
+			t.Fatalf("%+v %q", res.Inputs[0], pwTypes(evs))
+		}
+	})
+	t.Run("forced on another format", func(t *testing.T) {
+		res, evs := readPW(t, Options{InputFormat: FormatPlaywright}, map[string][]byte{"a.jsonl": []byte(good[len(pwCtx)+1:])}, "a.jsonl")
+		ps := res.Inputs[0].Problems
+		if len(evs) != 0 || len(ps) != 1 || ps[0].Line != 1 || !strings.Contains(ps[0].Message, "context-options") {
+			t.Fatalf("events %q, problems %+v", pwTypes(evs), ps)
+		}
+	})
 	t.Run("standard input", func(t *testing.T) {
 		var evs []Event
 		res, err := Read([]string{"-"}, Options{Stdin: bytes.NewReader(pwZip(map[string]string{"trace.trace": good}))}, func(e Event) { evs = append(evs, e) })
