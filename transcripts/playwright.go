@@ -140,6 +140,9 @@ type pwItem struct {
 	file string
 	line int
 	r    gjson.Result
+	// A snapshot keeps only its page's URL and call (its html can be
+	// megabytes, and a trace holds many).
+	url, callID string
 }
 
 // pwTrace is one context being read.
@@ -165,6 +168,10 @@ type pwTrace struct {
 	lastT         float64
 	lastLine      int  // of the .trace
 	cut           bool // records after Options.AsOf were left out
+	// The first snapshot's wall and monotonic time (a clock for traces
+	// whose actions give none).
+	snapWall, snapMono float64
+	snapClock          bool
 }
 
 // readPlaywrightTrace reads one .trace (and its .network); false when it
@@ -301,13 +308,13 @@ func (t *pwTrace) lines(name string, handle func(rawLine, gjson.Result) bool) {
 
 // record keeps what a line says that matters, at its time.
 func (t *pwTrace) record(file string, line int, r gjson.Result) {
-	r = gjson.Parse(r.Raw) // its own copy: the line's bytes are reused
-	add := func(kind string, tm gjson.Result) {
+	add := func(kind string, tm gjson.Result) *pwItem {
 		if tm.Type != gjson.Number || math.IsNaN(tm.Float()) || math.IsInf(tm.Float(), 0) {
 			t.problems = append(t.problems, Problem{File: file, Line: line, Message: kind + " record without a time"})
-			return
+			return nil
 		}
 		t.items = append(t.items, pwItem{t: tm.Float(), seq: len(t.items), kind: kind, file: file, line: line, r: r})
+		return &t.items[len(t.items)-1]
 	}
 	switch r.Get("type").String() {
 	case "before":
@@ -334,7 +341,12 @@ func (t *pwTrace) record(file string, line int, r gjson.Result) {
 		if title := pwTitle(s.Get("html"), 0); title != "" {
 			t.snapTitle[id] = title
 		}
-		add("snapshot", s.Get("timestamp"))
+		if w := s.Get("wallTime"); w.Type == gjson.Number && !t.snapClock && s.Get("timestamp").Type == gjson.Number {
+			t.snapWall, t.snapMono, t.snapClock = w.Float(), s.Get("timestamp").Float(), true
+		}
+		if it := add("snapshot", s.Get("timestamp")); it != nil {
+			it.r, it.url, it.callID = gjson.Result{}, s.Get("frameUrl").String(), id
+		}
 	case "resource-snapshot":
 		s := r.Get("snapshot")
 		if !pwWriting(s.Get("request.method").String()) {
@@ -393,11 +405,10 @@ func (t *pwTrace) setClock(ctx gjson.Result) {
 			if w := it.r.Get("wallTime"); w.Type == gjson.Number {
 				t.wall0, t.mono0, t.clockOK = w.Float(), it.t, true
 			}
-		case "snapshot":
-			if w := it.r.Get("snapshot.wallTime"); w.Type == gjson.Number {
-				t.wall0, t.mono0, t.clockOK = w.Float(), it.t, true
-			}
 		}
+	}
+	if !t.clockOK && t.snapClock {
+		t.wall0, t.mono0, t.clockOK = t.snapWall, t.snapMono, true
 	}
 	if !t.clockOK {
 		if w := ctx.Get("wallTime"); w.Type == gjson.Number {
@@ -424,7 +435,7 @@ func (t *pwTrace) setClock(ctx gjson.Result) {
 		started, err := time.Parse(time.RFC3339Nano, it.r.Get("snapshot.startedDateTime").String())
 		if err != nil {
 			t.problems = append(t.problems, Problem{File: it.file, Line: it.line, Message: "network entry without a time"})
-			it.kind = ""
+			it.kind, it.t = "", 0
 			continue
 		}
 		it.t = float64(started.UnixMilli()) - t.wall0 + t.mono0 + math.Max(0, it.r.Get("snapshot.time").Float())
@@ -471,9 +482,8 @@ func (t *pwTrace) run() {
 		case "navigated":
 			t.url = it.r.Get("params.url").String()
 		case "snapshot":
-			s := it.r.Get("snapshot")
-			t.url = s.Get("frameUrl").String()
-			if title := t.snapTitle[s.Get("callId").String()]; title != "" {
+			t.url = it.url
+			if title := t.snapTitle[it.callID]; title != "" {
 				t.title = title
 			}
 		case "before":
