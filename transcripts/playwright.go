@@ -35,11 +35,11 @@ import (
 //     Playwright MCP tool browser_click whose element is the selector
 //     (built in: a submit-shaped selector, role or name is send_fired; a
 //     profile may say otherwise);
-//   - a writing request (not GET, HEAD, OPTIONS) after a picker in the same
-//     context and before a send is request_sent (an upload on choosing);
-//     its outcome, and the outcome of a writing request after a send (the
-//     send's own request: no second submission), is a response (ok for
-//     2xx, with the status) or response_lost (no status);
+//   - a writing request (not GET, HEAD, OPTIONS) after a picker that no
+//     send follows is request_sent (an upload on choosing); its outcome,
+//     and that of a writing request after a send or before a send that
+//     follows (part of that delivery: no second submission), is a
+//     response (ok for 2xx, with the status) or response_lost (no status);
 //   - waitForSelector and expect after a send are a readback: confirmed
 //     when they passed, unavailable when they timed out, mismatch when
 //     they failed otherwise;
@@ -168,6 +168,7 @@ type pwTrace struct {
 	lastT         float64
 	lastLine      int  // of the .trace
 	cut           bool // records after Options.AsOf were left out
+	sendAhead     bool // a send follows the current record in its episode
 	// The first snapshot's wall and monotonic time (a clock for traces
 	// whose actions give none).
 	snapWall, snapMono float64
@@ -463,10 +464,30 @@ func (t *pwTrace) run() {
 		return t.items[i].seq < t.items[j].seq
 	})
 	asOf := t.rn.opt.AsOf
-	for _, it := range t.items {
+	// sendAhead: a send follows in the same episode (before the next
+	// picker), within what --as-of lets be known. A writing request
+	// before it is then part of that delivery (an upload on choosing the
+	// file), not a submission of its own: a picker, its upload and the
+	// send are one submission, never a duplicate in one segment.
+	sendAhead := make([]bool, len(t.items))
+	later := false
+	for i := len(t.items) - 1; i >= 0; i-- {
+		it := t.items[i]
+		if it.kind == "before" && (asOf.IsZero() || !t.ts(it.t).After(asOf)) {
+			switch m := it.r.Get("method").String(); {
+			case m == "setInputFiles":
+				later = false
+			case pwClicks[m] && t.judgedSubmission(it):
+				later = true
+			}
+		}
+		sendAhead[i] = later
+	}
+	for i, it := range t.items {
 		if it.kind == "" {
 			continue
 		}
+		t.sendAhead = sendAhead[i]
 		if !asOf.IsZero() && t.ts(it.t).After(asOf) {
 			t.cut = true // the context went on after --as-of: not ended then
 			break
@@ -535,10 +556,26 @@ func (t *pwTrace) before(it pwItem) {
 		} else {
 			delete(t.conv.page, t.task)
 		}
-		args, _ := json.Marshal(map[string]any{"element": r.Get("params.selector").String(),
-			"key": r.Get("params.key").String(), "action": method})
-		t.conv.Call(ToolCall{Task: t.task, TS: ts, Name: "browser_click", Args: string(args), Line: it.line})
+		t.conv.Call(t.clickCall(it, ts))
 	}
+}
+
+// clickCall is a click or press as the tool call the conventions judge.
+func (t *pwTrace) clickCall(it pwItem, ts time.Time) ToolCall {
+	r := it.r
+	args, _ := json.Marshal(map[string]any{"element": r.Get("params.selector").String(),
+		"key": r.Get("params.key").String(), "action": r.Get("method").String()})
+	return ToolCall{Task: t.task, TS: ts, Name: "browser_click", Args: string(args), Line: it.line}
+}
+
+// judgedSubmission: the conventions make this click a submission.
+func (t *pwTrace) judgedSubmission(it pwItem) bool {
+	for _, j := range t.conv.judge(t.clickCall(it, time.Time{}), "browser_click", t.conv.rules) {
+		if j.rule.Evidence == "send_fired" || j.rule.Evidence == "request_sent" {
+			return true
+		}
+	}
+	return false
 }
 
 // picker: a file input given files. One intent for each file.
@@ -733,8 +770,9 @@ func (t *pwTrace) request(it pwItem) {
 	start := t.ts(it.t - math.Max(0, s.Get("time").Float()))
 	method := s.Get("request.method").String()
 	url := clip(s.Get("request.url").String(), 300)
-	if !t.sent {
-		// An upload on choosing the file: the request is the submission.
+	if !t.sent && !t.sendAhead {
+		// An upload on choosing the file, and no send after it: the
+		// request is the submission.
 		t.event(it, start, "request_sent", map[string]any{"detail": method + " " + url})
 		t.sent = true
 	}

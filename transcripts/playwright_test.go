@@ -258,28 +258,35 @@ func TestPlaywright_SendByConventionsAndProfile(t *testing.T) {
 	}
 }
 
-// A writing request after a picker and before any send is the upload
-// itself (request_sent); after a send it is the send's own request (its
-// answer only). Reads, and writes before any crossing, are no evidence.
+// A writing request after a picker with no send after it is the upload
+// itself (request_sent); followed by a send, or after one, it is part of
+// that send (its answer only: a picker, its upload and the send are one
+// submission). Reads, and writes before any crossing, are no evidence.
 func TestPlaywright_NetworkJoinedByTime(t *testing.T) {
-	trace := pwLines(pwCtx, pwPage,
-		`{"type":"before","callId":"c@2","startTime":1200,"class":"Frame","method":"setInputFiles","params":{"localPaths":["/x/r.pdf"]}}`,
-		`{"type":"before","callId":"c@3","startTime":1500,"class":"Frame","method":"click","params":{"selector":"#send"}}`)
+	picker := `{"type":"before","callId":"c@2","startTime":1200,"class":"Frame","method":"setInputFiles","params":{"localPaths":["/x/r.pdf"]}}`
+	send := `{"type":"before","callId":"c@3","startTime":1500,"class":"Frame","method":"click","params":{"selector":"#send"}}`
 	network := pwLines(
 		`{"type":"resource-snapshot","snapshot":{"_monotonicTime":1110,"time":5,"request":{"method":"POST","url":"https://chat.example/analytics"},"response":{"status":204}}}`,
 		`{"type":"resource-snapshot","snapshot":{"_monotonicTime":1300,"time":50,"request":{"method":"PUT","url":"https://chat.example/files"},"response":{"status":201}}}`,
 		`{"type":"resource-snapshot","snapshot":{"_monotonicTime":1600,"time":50,"request":{"method":"POST","url":"https://chat.example/send"},"response":{"status":-1,"_failureText":"net::ERR_CONNECTION_RESET"}}}`,
 		`{"type":"resource-snapshot","snapshot":{"_monotonicTime":1700,"time":5,"request":{"method":"GET","url":"https://chat.example/status"},"response":{"status":200}}}`)
-	res, evs := readPW(t, Options{}, map[string][]byte{"t.zip": pwZip(map[string]string{"trace.trace": trace, "trace.network": network})}, "t.zip")
+	res, evs := readPW(t, Options{}, map[string][]byte{"t.zip": pwZip(map[string]string{"trace.trace": pwLines(pwCtx, pwPage, picker, send), "trace.network": network})}, "t.zip")
 	noProblems(t, res)
-	if got, want := pwTypes(evs), "task_started intent picker_accepted request_sent response send_fired response_lost task_ended"; got != want {
-		t.Fatalf("events %q, want %q", got, want)
+	if got, want := pwTypes(evs), "task_started intent picker_accepted response send_fired response_lost task_ended"; got != want {
+		t.Fatalf("upload then send: events %q, want %q", got, want)
 	}
-	if evs[3].Line != 2 || evs[3].File != "t.zip/trace.network" || evs[4].Fields["ok"] != true || evs[4].Fields["status"] != float64(201) {
-		t.Errorf("upload %+v / %+v", evs[3], evs[4])
+	if evs[3].Line != 2 || evs[3].File != "t.zip/trace.network" || evs[3].Fields["ok"] != true || evs[3].Fields["status"] != float64(201) {
+		t.Errorf("upload's answer %+v", evs[3])
 	}
-	if !strings.Contains(evs[6].Str("detail"), "ERR_CONNECTION_RESET") {
-		t.Errorf("response_lost %v", evs[6].Fields)
+	if !strings.Contains(evs[5].Str("detail"), "ERR_CONNECTION_RESET") {
+		t.Errorf("response_lost %v", evs[5].Fields)
+	}
+	_, evs = readPW(t, Options{}, map[string][]byte{"t.zip": pwZip(map[string]string{"trace.trace": pwLines(pwCtx, pwPage, picker), "trace.network": network})}, "t.zip")
+	if got, want := pwTypes(evs), "task_started intent picker_accepted request_sent response response_lost task_ended"; got != want {
+		t.Fatalf("upload on choosing, no send: events %q, want %q", got, want)
+	}
+	if evs[3].Line != 2 || evs[3].File != "t.zip/trace.network" || !evs[3].TS.Equal(time.Date(2026, 11, 30, 7, 0, 0, 250e6, time.UTC)) {
+		t.Errorf("request_sent %+v: at its start, 50 ms before its answer", evs[3])
 	}
 }
 
