@@ -164,6 +164,22 @@ func TestPlaywright_IncidentRecordedFresh(t *testing.T) {
 		t.Fatalf("no DUPLICATE_DELIVERY; findings %+v", rep.Findings)
 	}
 	if len(rep.Keys) != 1 || rep.Keys[0].Destination.ID != srv.URL+"/" {
-		t.Errorf("keys %+v, want one: the page's URL and the file", rep.Keys)
+		t.Fatalf("keys %+v, want one: the page's URL and the file", rep.Keys)
+	}
+	// Each run, in its own archive: the file chosen, Send pressed, the
+	// upload's answer, and the wait for "Sent" (timed out, then shown).
+	got := map[string][]string{}
+	for _, e := range rep.Keys[0].Evidence {
+		run := strings.SplitN(filepath.Base(filepath.Dir(e.File)), ".", 2)[0]
+		got[run] = append(got[run], e.Type+" "+e.Detail)
+	}
+	want := map[string]string{
+		"run-1": "picker_accepted |send_fired |response not ok|readback unavailable",
+		"run-2": "picker_accepted |send_fired |response ok|readback confirmed",
+	}
+	for run, w := range want {
+		if g := strings.Join(got[run], "|"); g != w {
+			t.Errorf("%s: evidence %q, want %q", run, g, w)
+		}
 	}
 }

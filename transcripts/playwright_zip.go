@@ -128,11 +128,11 @@ func pwSingleTrace(br *bufio.Reader, display string) *pwArchive {
 	}
 }
 
-// IsPlaywrightTrace reports whether a file found while walking a
+// isPlaywrightTrace reports whether a file found while walking a
 // directory is a Playwright trace (a zip archive holding a *.trace, or a
 // *.trace file starting with context-options): read, although its name is
 // no transcript's.
-func IsPlaywrightTrace(p string) bool {
+func isPlaywrightTrace(p string) bool {
 	lower := strings.ToLower(p)
 	if !strings.HasSuffix(lower, ".zip") && !strings.HasSuffix(lower, ".trace") {
 		return false

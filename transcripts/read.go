@@ -414,7 +414,7 @@ func expand(p string, ignore func(string) bool) (files, skipped []string, err er
 				if serr == nil && st.IsDir() {
 					return walk(path+string(filepath.Separator), false, links+1)
 				}
-				if !IsTranscriptName(d.Name()) && !IsPlaywrightTrace(path) {
+				if !IsTranscriptName(d.Name()) && !isPlaywrightTrace(path) {
 					skipped = append(skipped, disp)
 					return nil
 				}
@@ -422,7 +422,7 @@ func expand(p string, ignore func(string) bool) (files, skipped []string, err er
 					skipped = append(skipped, disp)
 					return nil
 				}
-			} else if !IsTranscriptName(d.Name()) && !IsPlaywrightTrace(path) {
+			} else if !IsTranscriptName(d.Name()) && !isPlaywrightTrace(path) {
 				skipped = append(skipped, disp)
 				return nil
 			} else if !d.Type().IsRegular() {
