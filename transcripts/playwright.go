@@ -126,7 +126,8 @@ func (rn *run) readPlaywrightArchive(a *pwArchive, in *Input) {
 			read++
 		}
 	}
-	if read == 0 && len(in.Problems) == 0 && in.Events == 0 && len(in.Notices) == 0 {
+	// (A .trace with nothing in it is left to checkEmpty: "the file is empty".)
+	if read == 0 && len(in.Problems) == 0 && in.Events == 0 && len(in.Notices) == 0 && (a.finished || in.Records > 0) {
 		in.addProblem(Problem{File: in.Path, Line: 1, Message: "no browser context trace (a *.trace starting with context-options) in the archive"})
 	}
 }
