@@ -434,3 +434,15 @@ func TestPlaywright_AsOf(t *testing.T) {
 		t.Fatalf("as of 1 s: events %q", got)
 	}
 }
+
+// A walked folder reads a zip only when it holds a context's trace.
+func TestPlaywright_WalkReadsOnlyTraceArchives(t *testing.T) {
+	res, _ := readPW(t, Options{UnrecognizedIsProblem: true}, map[string][]byte{
+		"d/src.zip":   pwZip(map[string]string{"lib/stack.trace": "not a trace"}),
+		"d/trace.zip": pwZip(map[string]string{"0-trace.trace": pwLines(pwCtx)}),
+	}, "d")
+	noProblems(t, res)
+	if len(res.Inputs) != 1 || res.Inputs[0].Path != "d/trace.zip" || len(res.Skipped) != 1 || res.Skipped[0] != "d/src.zip" {
+		t.Fatalf("inputs %+v skipped %v", res.Inputs, res.Skipped)
+	}
+}

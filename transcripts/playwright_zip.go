@@ -129,9 +129,9 @@ func pwSingleTrace(br *bufio.Reader, display string) *pwArchive {
 }
 
 // isPlaywrightTrace reports whether a file found while walking a
-// directory is a Playwright trace (a zip archive holding a *.trace, or a
-// *.trace file starting with context-options): read, although its name is
-// no transcript's.
+// directory is a Playwright trace (a zip archive holding a *.trace that
+// starts with context-options, or such a *.trace file): read, although
+// its name is no transcript's.
 func isPlaywrightTrace(p string) bool {
 	lower := strings.ToLower(p)
 	if !strings.HasSuffix(lower, ".zip") && !strings.HasSuffix(lower, ".trace") {
@@ -154,12 +154,26 @@ func isPlaywrightTrace(p string) bool {
 		if err != nil {
 			return false
 		}
+		// A trace of a browser context in it: any other zip with a file
+		// named *.trace (a project's sources, say) is no history.
 		for _, e := range zr.File {
-			if strings.HasSuffix(e.Name, ".trace") {
+			if strings.HasSuffix(e.Name, ".trace") && startsContext(e) {
 				return true
 			}
 		}
 		return false
 	}
 	return strings.HasSuffix(lower, ".trace") && bytes.Contains(head, []byte(`"context-options"`))
+}
+
+// startsContext: the entry's first bytes hold a context-options record.
+func startsContext(e *zip.File) bool {
+	rc, err := e.Open()
+	if err != nil {
+		return false
+	}
+	defer rc.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(rc, head)
+	return bytes.Contains(head[:n], []byte(`"context-options"`))
 }
