@@ -446,3 +446,21 @@ func TestPlaywright_WalkReadsOnlyTraceArchives(t *testing.T) {
 		t.Fatalf("inputs %+v skipped %v", res.Inputs, res.Skipped)
 	}
 }
+
+// A profile can make a press of Enter a send (the key is an argument).
+func TestPlaywright_ProfileMakesEnterASend(t *testing.T) {
+	trace := pwLines(pwCtx, pwPage,
+		`{"type":"before","callId":"c@2","startTime":1200,"class":"Frame","method":"setInputFiles","params":{"localPaths":["/x/r.pdf"]}}`,
+		`{"type":"before","callId":"c@3","startTime":1300,"class":"Frame","method":"press","params":{"selector":"#message","key":"Enter"}}`)
+	files := map[string][]byte{"t.zip": pwZip(map[string]string{"trace.trace": trace})}
+	if _, evs := readPW(t, Options{}, files, "t.zip"); pwTypes(evs) != "task_started intent picker_accepted task_ended" {
+		t.Fatalf("built-in: %q", pwTypes(evs))
+	}
+	p, err := ParseProfile("enter", []byte(`{"name":"enter","rules":[{"name":"enter sends","tool":"^browser_click$","arg":"key","matches":"^Enter$","evidence":"send_fired","destination":{"provider":"web","id_default":"$page"}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, evs := readPW(t, Options{Profile: p}, files, "t.zip"); pwTypes(evs) != "task_started intent picker_accepted send_fired task_ended" {
+		t.Fatalf("with the profile: %q", pwTypes(evs))
+	}
+}
