@@ -3,12 +3,9 @@ package transcripts
 import (
 	"archive/zip"
 	"bytes"
-	"encoding/json"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/effectlint/effectlint/internal/sharedtest"
 )
@@ -32,7 +29,22 @@ func FuzzReadPlaywright(f *testing.F) {
 	f.Add([]byte(trace))
 	f.Add([]byte(strings.Replace(trace, `"wallTime":1796022000000`, `"wallTime":1e300`, 1)))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, evs := fuzzReadPlaywright(t, data)
+		in, evs := fuzzRead(t, data, Options{InputFormat: FormatPlaywright, MaxLineBytes: 1 << 16})
+		lines := entryLines(data)
+		within := func(file string, line int) bool {
+			n, ok := lines[file]
+			return ok && line >= 1 && line <= n
+		}
+		for _, e := range evs {
+			if e.Source != FormatPlaywright || !within(e.File, e.Line) {
+				t.Fatalf("event %+v is not at a line of the input or of an entry (lines %v)", e, lines)
+			}
+		}
+		for _, p := range in.Problems {
+			if !within(p.File, p.Line) {
+				t.Fatalf("problem %+v is not at a line of the input or of an entry (lines %v)", p, lines)
+			}
+		}
 		started, ended := map[string]bool{}, map[string]bool{}
 		for _, e := range evs {
 			switch {
@@ -55,64 +67,6 @@ func FuzzReadPlaywright(f *testing.F) {
 			}
 		}
 	})
-}
-
-// fuzzReadPlaywright is fuzzRead for inputs whose pointers name entries.
-func fuzzReadPlaywright(t *testing.T, data []byte) (Input, []Event) {
-	t.Helper()
-	read := func() (Input, []Event) {
-		var evs []Event
-		res, err := Read([]string{"-"}, Options{Stdin: bytes.NewReader(data), InputFormat: FormatPlaywright, MaxLineBytes: 1 << 16}, func(e Event) { evs = append(evs, e) })
-		if err != nil {
-			t.Fatalf("Read: %v", err)
-		}
-		if len(res.Inputs) != 1 {
-			t.Fatalf("%d inputs", len(res.Inputs))
-		}
-		return res.Inputs[0], evs
-	}
-	start := time.Now()
-	in, evs := read()
-	if d := time.Since(start); d > slowRead {
-		t.Fatalf("reading %d bytes took %v", len(data), d)
-	}
-	if in.Events != len(evs) {
-		t.Fatalf("the input counts %d events, %d were emitted", in.Events, len(evs))
-	}
-	lines := entryLines(data)
-	within := func(file string, line int) bool {
-		n, ok := lines[file]
-		return ok && line >= 1 && line <= n
-	}
-	for _, e := range evs {
-		if e.Task == "" || e.Type == "" || e.Source != FormatPlaywright || !within(e.File, e.Line) {
-			t.Fatalf("bad event %+v (lines %v)", e, lines)
-		}
-		if y := e.TS.Year(); e.TS.IsZero() || y < 0 || y > 9999 {
-			t.Fatalf("event without a printable time: %+v", e)
-		}
-		if _, err := json.Marshal(e.Fields); err != nil {
-			t.Fatalf("fields of %+v do not encode: %v", e, err)
-		}
-	}
-	for _, p := range in.Problems {
-		if !within(p.File, p.Line) && !(p.File == "-" && p.Line == 1) || p.Message == "" || len(p.Message) > maxMessage {
-			t.Fatalf("bad problem %+v (lines %v)", p, lines)
-		}
-	}
-	for _, n := range in.Notices {
-		if n == "" || len(n) > maxMessage {
-			t.Fatalf("bad notice %q", n)
-		}
-	}
-	if len(bytes.TrimSpace(data)) > 0 && len(evs) == 0 && len(in.Problems) == 0 && len(in.Notices) == 0 {
-		t.Fatalf("nothing said about a non-empty input (format %s)", in.Format)
-	}
-	again, evs2 := read()
-	if !reflect.DeepEqual(in, again) || !sameEvents(evs, evs2) {
-		t.Fatalf("reading the same input twice differs")
-	}
-	return in, evs
 }
 
 // entryLines: how many lines each file of an input has ("-" for lines
