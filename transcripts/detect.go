@@ -21,7 +21,7 @@ const (
 
 // Formats lists the names --input-format accepts.
 var Formats = []string{FormatNative, FormatClaudeCode, FormatOpenAI, FormatOTel, FormatTemporal, FormatProfile,
-	FormatStepFunctions, FormatInspect, FormatOpenInference, FormatLangSmith}
+	FormatStepFunctions, FormatInspect, FormatOpenInference, FormatLangSmith, FormatPlaywright}
 
 var claudeCodeTypes = map[string]bool{"user": true, "assistant": true, "progress": true, "system": true,
 	"file-history-snapshot": true, "summary": true, "queue-operation": true, "attachment": true,
@@ -40,7 +40,7 @@ const formatHookPayloads = "claude-code-hook-payloads"
 // lose every readable line). "document" means: decide on the whole text.
 func detect(peek []byte, whole bool, p *Profile) string {
 	if isZipArchive(peek) {
-		return formatZip // read by its members (inspect_eval.go)
+		return formatZip // read by its members (readZip, inspect_eval.go)
 	}
 	var lines [][]byte
 	rest := peek
@@ -125,6 +125,8 @@ func builtinLine(line gjson.Result) string {
 		return FormatClaudeCode
 	case line.Get("resourceSpans").IsArray():
 		return FormatOTel // OTLP/JSON export requests, one a line
+	case pwContextLine(line):
+		return FormatPlaywright // a Playwright .trace by itself
 	case hookPayload(line):
 		return formatHookPayloads
 	}

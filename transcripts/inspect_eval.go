@@ -14,8 +14,7 @@ import (
 
 // Zip archives: an input that starts with a zip local file header is read
 // by its members, whatever its name and --input-format (a zip is never a
-// JSON history). Today's members: Inspect AI's .eval logs. Another reader
-// of zip archives adds its own test in readZip.
+// JSON history): Inspect AI's .eval logs, Playwright's trace archives.
 
 // formatZip marks an input detection saw to be a zip archive.
 const formatZip = "zip"
@@ -52,6 +51,16 @@ func (rn *run) readZip(r io.Reader, in *Input) {
 		rn.readInspectArchive(zr, in, limit)
 		return
 	}
+	if a := pwZipArchive(zr, in.Path, limit); a.hasTrace() {
+		in.Format = FormatPlaywright
+		if dup := zipDuplicate(zr); dup != "" {
+			// Two entries of one name are two readings of one trace:
+			// which one Playwright would show cannot be told.
+			in.addProblem(Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("member %q appears twice in the archive: it has two readings; the first is read", clip(dup, 80))})
+		}
+		rn.readPlaywrightArchive(a, in)
+		return
+	}
 	var names []string
 	for _, f := range zr.File {
 		if len(names) < 5 {
@@ -59,6 +68,18 @@ func (rn *run) readZip(r io.Reader, in *Input) {
 		}
 	}
 	rn.unrecognized(in, fmt.Sprintf("a zip archive no reader knows (members %q): not read", names))
+}
+
+// zipDuplicate names a member that appears twice, if one does.
+func zipDuplicate(zr *zip.Reader) string {
+	seen := map[string]bool{}
+	for _, f := range zr.File {
+		if seen[f.Name] {
+			return f.Name
+		}
+		seen[f.Name] = true
+	}
+	return ""
 }
 
 // inspectArchive: a .eval log holds header.json, or (while the eval

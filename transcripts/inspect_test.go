@@ -229,10 +229,10 @@ func TestInspect_ArchivesThatCannotBeRead(t *testing.T) {
 			}
 		})
 	}
-	// A zip that is no .eval is listed, not read.
+	// A zip that is no .eval (nor a Playwright trace) is listed, not read.
 	var b bytes.Buffer
 	zw := zip.NewWriter(&b)
-	w, _ := zw.Create("trace.trace")
+	w, _ := zw.Create("notes.json")
 	w.Write([]byte("{}"))
 	zw.Close()
 	res, _ := Read([]string{"-"}, Options{Stdin: bytes.NewReader(b.Bytes())}, func(Event) {})

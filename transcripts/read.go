@@ -419,7 +419,7 @@ func expand(p string, ignore func(string) bool) (files, skipped []string, err er
 				if serr == nil && st.IsDir() {
 					return walk(path+string(filepath.Separator), false, links+1)
 				}
-				if !IsTranscriptName(d.Name()) {
+				if !IsTranscriptName(d.Name()) && !isPlaywrightTrace(path) {
 					skipped = append(skipped, disp)
 					return nil
 				}
@@ -427,7 +427,7 @@ func expand(p string, ignore func(string) bool) (files, skipped []string, err er
 					skipped = append(skipped, disp)
 					return nil
 				}
-			} else if !IsTranscriptName(d.Name()) {
+			} else if !IsTranscriptName(d.Name()) && !isPlaywrightTrace(path) {
 				skipped = append(skipped, disp)
 				return nil
 			} else if !d.Type().IsRegular() {
@@ -619,6 +619,9 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 		format = detect(peek, err != nil, rn.opt.Profile)
 	}
 	switch format {
+	case FormatPlaywright:
+		rn.readPlaywright(br, in)
+		return
 	case FormatNative:
 		in.Format = FormatNative
 		readNative(br, in, rn.opt.MaxLineBytes, rn.keep(), rn.emit)

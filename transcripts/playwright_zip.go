@@ -1,0 +1,164 @@
+package transcripts
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// The files of a Playwright trace: a zip archive (read whole, bounded, so
+// that one from standard input is read as well), or a .trace file with its
+// .network and resources/ beside it.
+
+// pwZipArchive is a trace archive's entries, each read bounded by limit.
+func pwZipArchive(zr *zip.Reader, display string, limit int) *pwArchive {
+	entries := map[string]*zip.File{}
+	var traces []string
+	for _, f := range zr.File {
+		if strings.HasSuffix(f.Name, "/") {
+			continue
+		}
+		if _, dup := entries[f.Name]; dup {
+			continue
+		}
+		entries[f.Name] = f
+		if strings.HasSuffix(f.Name, ".trace") {
+			traces = append(traces, f.Name)
+		}
+	}
+	sort.Strings(traces)
+	return &pwArchive{
+		names:    traces,
+		finished: true,
+		has:      func(name string) bool { return entries[name] != nil },
+		open: func(name string) (io.ReadCloser, error) {
+			f := entries[name]
+			if f == nil {
+				return nil, pwNotExist(name)
+			}
+			if f.UncompressedSize64 > uint64(limit) {
+				return nil, fmt.Errorf("entry %s is larger than the limit of %d bytes", clip(name, 100), limit)
+			}
+			rc, err := f.Open()
+			if err != nil {
+				return nil, err
+			}
+			return limitedCloser{io.LimitReader(rc, int64(limit)), rc}, nil
+		},
+		display: func(name string) string { return display + "/" + name },
+	}
+}
+
+func pwNotExist(name string) error {
+	return fmt.Errorf("%s: %w", clip(name, 100), os.ErrNotExist)
+}
+
+type limitedCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// pwSingleTrace is one .trace file given by itself: its stream, and, for
+// a file on disk, the .network and resources/ of its folder.
+func pwSingleTrace(br *bufio.Reader, display string) *pwArchive {
+	dir := ""
+	onDisk := display != "-"
+	if onDisk {
+		dir = filepath.Dir(filepath.FromSlash(display))
+	}
+	name := path.Base(display)
+	if !onDisk || !strings.HasSuffix(name, ".trace") {
+		name = "stream.trace"
+	}
+	used := false
+	return &pwArchive{
+		names: []string{name},
+		has: func(n string) bool {
+			if n == name {
+				return true
+			}
+			if !onDisk {
+				return false
+			}
+			st, err := os.Stat(filepath.Join(dir, filepath.FromSlash(n)))
+			return err == nil && st.Mode().IsRegular()
+		},
+		open: func(n string) (io.ReadCloser, error) {
+			if n == name {
+				if used {
+					return nil, errors.New("read twice")
+				}
+				used = true
+				return io.NopCloser(br), nil
+			}
+			if !onDisk {
+				return nil, pwNotExist(n)
+			}
+			return os.Open(filepath.Join(dir, filepath.FromSlash(n)))
+		},
+		display: func(n string) string {
+			if n == name {
+				return display
+			}
+			return filepath.ToSlash(filepath.Join(dir, filepath.FromSlash(n)))
+		},
+	}
+}
+
+// isPlaywrightTrace reports whether a file found while walking a
+// directory is a Playwright trace (a zip archive holding a *.trace that
+// starts with context-options, or such a *.trace file): read, although
+// its name is no transcript's.
+func isPlaywrightTrace(p string) bool {
+	lower := strings.ToLower(p)
+	if !strings.HasSuffix(lower, ".zip") && !strings.HasSuffix(lower, ".trace") {
+		return false
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	if bytes.HasPrefix(head, zipMagic) {
+		st, err := f.Stat()
+		if err != nil {
+			return false
+		}
+		zr, err := zip.NewReader(f, st.Size())
+		if err != nil {
+			return false
+		}
+		// A trace of a browser context in it: any other zip with a file
+		// named *.trace (a project's sources, say) is no history.
+		for _, e := range zr.File {
+			if strings.HasSuffix(e.Name, ".trace") && startsContext(e) {
+				return true
+			}
+		}
+		return false
+	}
+	return strings.HasSuffix(lower, ".trace") && bytes.Contains(head, []byte(`"context-options"`))
+}
+
+// startsContext: the entry's first bytes hold a context-options record.
+func startsContext(e *zip.File) bool {
+	rc, err := e.Open()
+	if err != nil {
+		return false
+	}
+	defer rc.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(rc, head)
+	return bytes.Contains(head[:n], []byte(`"context-options"`))
+}
