@@ -138,7 +138,7 @@ func TestComplete_FlagValues(t *testing.T) {
 		{[]string{"cross", "--checkpoint", ""}, []string{"picker", "send"}},
 		{[]string{"analyze", "--color", ""}, []string{"auto", "always", "never"}},
 		{[]string{"analyze", "--fail-on", ""}, []string{"critical", "high", "medium", "low", "info", "none"}},
-		{[]string{"facts", "--input-format", ""}, []string{"effectlint/v1", "claude-code", "openai", "otel", "temporal", "profile"}},
+		{[]string{"facts", "--input-format", ""}, []string{"effectlint/v1", "claude-code", "openai", "otel", "temporal", "profile", "stepfunctions", "inspect-ai", "openinference", "langsmith", "playwright"}},
 		{[]string{"claim", "--format", ""}, []string{"text", "json"}},
 		{[]string{"settle", "--outcome", ""}, []string{"confirmed", "unknown", "not_crossed"}},
 		{[]string{"check", "--output", "j"}, []string{"json=", "junit="}},
