@@ -61,6 +61,7 @@ func newAnalyze(env Env) *cobra.Command {
 	}
 	c.register(cmd)
 	c.registerLedger(cmd)
+	c.cache.register(cmd)
 	p.register(cmd)
 	o.register(cmd)
 	cmd.Flags().StringVar(&failOn, "fail-on", "high", "lowest finding severity that exits 1: critical, high, medium, low, info or none")

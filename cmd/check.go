@@ -78,6 +78,7 @@ func newCheck(env Env) *cobra.Command {
 	}
 	c.register(cmd)
 	c.registerLedger(cmd)
+	c.cache.register(cmd)
 	p.register(cmd)
 	o.register(cmd)
 	f.register(cmd, true)

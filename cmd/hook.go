@@ -62,6 +62,7 @@ running out, denies the call. Install it with the entry --print-settings prints.
 		},
 	}
 	c.registerInputFlags(cmd)
+	c.cache.register(cmd)
 	p.register(cmd)
 	cmd.Flags().StringArrayVar(&histories, "history", nil, "more histories to read besides the session's project folder (repeatable)")
 	cmd.Flags().StringVar(&ledgerSpec, "ledger", "", "a key ledger: an allow claims and crosses in the same step, PostToolUse settles")

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -85,6 +86,16 @@ var racyMargin = 3 * time.Second
 // "metadata" or "content" (the prefix proven by it).
 var cacheTrace func(path, how string)
 
+var cacheUse struct{ metadata, content, miss atomic.Int64 }
+
+// CacheUse counts, for this process, the native logs the cache served
+// with their prefix proven by metadata or by content, and those it could
+// not serve (read whole): for benchmarks and tests that must see the
+// cache at work.
+func CacheUse() (byMetadata, byContent, misses int64) {
+	return cacheUse.metadata.Load(), cacheUse.content.Load(), cacheUse.miss.Load()
+}
+
 // fileMeta is what every write to a file changes.
 type fileMeta struct {
 	ok               bool // the system gives all of it (Unix)
@@ -129,14 +140,18 @@ func (e *cacheEntry) racy() bool {
 	return e.meta.mtimeNs >= limit || e.meta.ctimeNs >= limit
 }
 
-// cacheVariant names what, besides the bytes, the events depend on.
-func (rn *run) cacheVariant(display string, maxProblems int) string {
+// cacheKey names what, besides the bytes, the events depend on: the
+// entry's key, and, with the build that writes it, what the entry repeats
+// (variant). The build is not part of the key, so a new build overwrites
+// the entries of the old one instead of adding to them.
+func (rn *run) cacheKey(display string, maxProblems int) (key, variant string) {
 	abs, err := filepath.Abs(display)
 	if err != nil {
 		abs = display
 	}
-	return fmt.Sprintf("native|v%d|%s|line=%d|problems=%d|spec=%t|format=%s|%s|%s", entryVersion, buildID(),
+	key = fmt.Sprintf("native|v%d|line=%d|problems=%d|spec=%t|format=%s|%s|%s", entryVersion,
 		rn.opt.MaxLineBytes, maxProblems, rn.opt.SpecFieldsOnly, rn.opt.InputFormat, abs, display)
+	return key, key + "|build=" + buildID()
 }
 
 // readCached reads a plain native log through the cache. ok is false when
@@ -175,10 +190,10 @@ func (rn *run) readCached(s source, emit func(Event)) (in Input, ok bool) {
 	if in.maxProblems == 0 {
 		in.maxProblems = DefaultMaxProblems
 	}
-	variant := rn.cacheVariant(s.path, in.maxProblems)
+	key, variant := rn.cacheKey(s.path, in.maxProblems)
 	meta := metaOf(st)
 	var old *cacheEntry
-	if b, found := c.Get(variant); found {
+	if b, found := c.Get(key); found {
 		old, _ = decodeEntry(b, variant)
 	}
 	how := "metadata"
@@ -190,6 +205,14 @@ func (rn *run) readCached(s source, emit func(Event)) (in Input, ok bool) {
 	}
 	if old == nil {
 		how = "miss"
+	}
+	switch how {
+	case "metadata":
+		cacheUse.metadata.Add(1)
+	case "content":
+		cacheUse.content.Add(1)
+	default:
+		cacheUse.miss.Add(1)
 	}
 	if cacheTrace != nil {
 		cacheTrace(s.path, how)
@@ -250,7 +273,9 @@ func (rn *run) readCached(s source, emit func(Event)) (in Input, ok bool) {
 	if m, ok := sum.(encoding.BinaryMarshaler); ok {
 		if st, err := m.MarshalBinary(); err == nil {
 			e.state = st
-			c.Put(variant, encodeEntry(e))
+			if b := encodeEntry(e); b != nil {
+				c.Put(key, b)
+			}
 		}
 	}
 	return in, true
@@ -538,9 +563,11 @@ func decodeEntry(b []byte, variant string) (*cacheEntry, error) {
 			return nil, errEntry
 		}
 		ev.Task, ev.Type, ev.Source = r.short(), r.short(), r.short()
-		if n := r.count(); n > 0 {
+		if n := r.uint(); n > uint64(len(r.b))+1 {
+			r.err = errEntry
+		} else if n > 0 {
 			ev.Fields = make(map[string]any, n-1)
-			for j := 0; j < n-1 && r.err == nil; j++ {
+			for j := 0; j < int(n-1) && r.err == nil; j++ {
 				k := r.short()
 				ev.Fields[k] = r.value(1)
 			}
