@@ -38,3 +38,15 @@ func (f *cacheFlags) option() gate.Option {
 	}
 	return gate.WithCache(dir)
 }
+
+// args are the flags as given, for a command line printed to run later
+// (the hook's settings entry).
+func (f *cacheFlags) args() []string {
+	switch {
+	case f.off:
+		return []string{"--no-cache"}
+	case f.dir != "":
+		return []string{"--cache", f.dir}
+	}
+	return nil
+}
