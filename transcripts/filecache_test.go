@@ -447,3 +447,25 @@ func init() {
 	// The parallel reader is the one a check uses on several cores.
 	_ = runtime.GOMAXPROCS(0)
 }
+
+// Times come back in the zone a fresh parse gives them, whatever zone the
+// process that wrote the entry had: time.Parse picks Local for an offset
+// Local has, and so must the cache.
+func TestCache_TimesKeepTheZoneOfAFreshRead(t *testing.T) {
+	dir := t.TempDir()
+	store := cache.Open(t.TempDir())
+	a := filepath.Join(dir, "a.jsonl")
+	writeLines(t, a, `{"ts":"2026-11-30T07:00:00+02:00","task":"t1","type":"send_fired"}`,
+		`{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"send_fired"}`, `{"ts":"2026-11-30T07:00:00+00:00","task":"t1","type":"send_fired"}`)
+	defer func(l *time.Location) { time.Local = l }(time.Local)
+	counts := traceCache(t)
+	// (Each a Location of its own, as a process's Local is: never the UTC
+	// value itself, which no process has as Local.)
+	for _, loc := range []*time.Location{time.FixedZone("UTC", 0), time.FixedZone("CEST", 2*3600), time.FixedZone("GMT", 0)} {
+		time.Local = loc
+		same(t, "Local "+loc.String(), []string{a}, store)
+	}
+	if n := counts.take(); n["content"]+n["metadata"] == 0 {
+		t.Fatalf("the cache was not used: %v", n)
+	}
+}

@@ -97,8 +97,12 @@ func (s *Store) Get(key string) ([]byte, bool) {
 	if n > MaxEntryBytes {
 		return nil, false
 	}
-	if st, err := f.Stat(); err != nil || uint64(st.Size()) != headerLen+n {
+	st, err := f.Stat()
+	if err != nil || uint64(st.Size()) != headerLen+n {
 		return nil, false // truncated, or longer than it says
+	}
+	if !private(st) || !s.privateDirs(filepath.Dir(s.path(key))) {
+		return nil, false
 	}
 	payload := make([]byte, n)
 	if _, err := io.ReadFull(f, payload); err != nil {
@@ -108,6 +112,18 @@ func (s *Store) Get(key string) ([]byte, bool) {
 		return nil, false
 	}
 	return payload, true
+}
+
+// privateDirs reports whether the entry's folder and the store's folder are
+// writable by this user alone (no one else could have put an entry there).
+func (s *Store) privateDirs(dir string) bool {
+	for _, d := range []string{dir, s.dir} {
+		st, err := os.Stat(d)
+		if err != nil || !private(st) {
+			return false
+		}
+	}
+	return true
 }
 
 // Put stores payload under key, replacing what was there, and reports
