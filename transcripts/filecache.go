@@ -172,20 +172,6 @@ func (rn *run) readCached(s source, emit func(Event)) (in Input, ok bool) {
 	if err != nil || !st.Mode().IsRegular() {
 		return in, false
 	}
-	// The format as readStream decides it, from the same first bytes.
-	peek := make([]byte, 64<<10)
-	n, _ := f.ReadAt(peek, 0)
-	peek = peek[:n]
-	if n >= 2 && peek[0] == 0x1f && peek[1] == 0x8b {
-		return in, false
-	}
-	format := rn.opt.InputFormat
-	if format == "" {
-		format = detect(peek, n < 64<<10, rn.opt.Profile)
-	}
-	if format != FormatNative {
-		return in, false
-	}
 	in = Input{Path: s.path, Format: FormatNative, Problems: []Problem{}, maxProblems: rn.opt.MaxProblems}
 	if in.maxProblems == 0 {
 		in.maxProblems = DefaultMaxProblems
@@ -196,8 +182,28 @@ func (rn *run) readCached(s source, emit func(Event)) (in Input, ok bool) {
 	if b, found := c.Get(key); found {
 		old, _ = decodeEntry(b, variant)
 	}
+	clean := old != nil && old.meta.ok && meta.ok && old.meta == meta && !old.racy()
+	// The format as readStream decides it, from the same first bytes —
+	// unless they are proven the very bytes an entry was read from as a
+	// native log (with no profile, detection depends on nothing else: the
+	// forced format is part of the key).
+	if !clean || rn.opt.Profile != nil {
+		peek := make([]byte, 64<<10)
+		n, _ := f.ReadAt(peek, 0)
+		peek = peek[:n]
+		if n >= 2 && peek[0] == 0x1f && peek[1] == 0x8b {
+			return Input{}, false
+		}
+		format := rn.opt.InputFormat
+		if format == "" {
+			format = detect(peek, n < 64<<10, rn.opt.Profile)
+		}
+		if format != FormatNative {
+			return Input{}, false
+		}
+	}
 	how := "metadata"
-	if old != nil && !(old.meta.ok && meta.ok && old.meta == meta && !old.racy()) {
+	if old != nil && !clean {
 		how = "content"
 		if meta.size < old.end || !prefixIs(f, old.end, old.sum) {
 			old = nil
