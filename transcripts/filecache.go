@@ -163,6 +163,12 @@ func (rn *run) readCached(s source, emit func(Event)) (in Input, ok bool) {
 		return in, false
 	}
 	start := time.Now()
+	// Only a regular file is cached: opening anything else (a FIFO named
+	// on the command line) may block or consume what its writer sends, so
+	// it is not even opened here; the usual path reads it.
+	if st, err := os.Stat(s.path); err != nil || !st.Mode().IsRegular() {
+		return in, false
+	}
 	f, err := os.Open(s.path)
 	if err != nil {
 		return in, false
