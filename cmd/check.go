@@ -81,6 +81,7 @@ func newCheck(env Env) *cobra.Command {
 	}
 	c.register(cmd, checkFormatList())
 	c.registerLedger(cmd)
+	c.cache.register(cmd)
 	p.register(cmd)
 	o.register(cmd, checkFormatList())
 	f.register(cmd, true)

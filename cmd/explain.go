@@ -75,6 +75,7 @@ printed (whatever it says), 2 on any error.`,
 	}
 	c.registerInputFlags(cmd)
 	c.registerLedger(cmd)
+	c.cache.register(cmd)
 	p.register(cmd)
 	cmd.Flags().StringVar(&key, "key", "", "explain the state of this `KEY`'s scopes (as effectlint key prints it)")
 	cmd.Flags().StringVar(&scope, "scope", "", "with --key: only this scope (original, or an authorization id)")

@@ -29,5 +29,6 @@ func newFacts(env Env) *cobra.Command {
 		},
 	}
 	c.registerInputFlags(cmd)
+	c.cache.register(cmd)
 	return cmd
 }

@@ -56,6 +56,7 @@ func newGate(env Env, c *commonFlags, p *policyFlags, more ...gate.Option) (*gat
 	if c.ledger != "" {
 		opts = append(opts, c.ledgerOption())
 	}
+	opts = append(opts, c.cache.option())
 	if p != nil {
 		if p.timeout < 0 {
 			return nil, fail(ExitError, "--timeout must not be negative")

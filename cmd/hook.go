@@ -59,12 +59,13 @@ running out, denies the call. Install it with the entry --print-settings prints.
 				return fail(ExitError, "--deadline must be positive, not %s", deadline)
 			}
 			if printSettings {
-				return printHookSettings(env.Stdout, histories, ledgerSpec, c.profile, deadline)
+				return printHookSettings(env.Stdout, histories, ledgerSpec, c.profile, deadline, c.cache.args()...)
 			}
 			return runHook(env, &c, &p, histories, ledgerSpec, deadline, lease)
 		},
 	}
 	c.registerInputFlags(cmd)
+	c.cache.register(cmd)
 	p.register(cmd)
 	cmd.Flags().StringArrayVar(&histories, "history", nil, "more histories to read besides the session's project folder (repeatable)")
 	cmd.Flags().StringVar(&ledgerSpec, "ledger", "", "a key ledger: an allow claims and crosses in the same step, PostToolUse settles")
@@ -159,7 +160,7 @@ func answerHook(env Env, c *commonFlags, p *policyFlags, raw []byte, histories [
 // the binary's absolute path and the flags, quoted for the shell that
 // Claude Code runs the command with, for every tool (any tool given a file
 // may deliver it), with a timeout well above the deadline.
-func printHookSettings(w io.Writer, histories []string, ledgerSpec, profile string, deadline time.Duration) error {
+func printHookSettings(w io.Writer, histories []string, ledgerSpec, profile string, deadline time.Duration, more ...string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fail(ExitError, "cannot find this program's path: %v", err)
@@ -177,6 +178,7 @@ func printHookSettings(w io.Writer, histories []string, ledgerSpec, profile stri
 	if profile != "" {
 		args = append(args, "--profile", profile)
 	}
+	args = append(args, more...)
 	quoted := make([]string, len(args))
 	for i, a := range args {
 		quoted[i] = shellQuote(a)

@@ -14,5 +14,14 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asCLI) == "1" {
 		os.Exit(Main(os.Args[1:], Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}))
 	}
-	os.Exit(m.Run())
+	// The cache of parsed facts is on by default: tests keep theirs out
+	// of the user's cache folder (child processes inherit it).
+	dir, err := os.MkdirTemp("", "effectlint-test-cache-")
+	if err != nil {
+		os.Exit(m.Run())
+	}
+	os.Setenv("XDG_CACHE_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }

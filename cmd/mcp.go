@@ -20,6 +20,7 @@ import (
 func newMCP(env Env) *cobra.Command {
 	var cfg mcpserver.Config
 	var profile, addr string
+	var cache cacheFlags
 	cmd := &cobra.Command{
 		Use:   "mcp [--ledger L] [--history PATH]... [--profile F] [--policy P]... [--data D]... [--http ADDR]",
 		Short: "Serve the gate and the ledger as MCP tools (check, claim, cross, settle, key, explain)",
@@ -53,6 +54,7 @@ cannot start.`,
 			if env.rules != "" {
 				cfg.GateOptions = append(cfg.GateOptions, gate.WithRules(env.rules))
 			}
+			cfg.GateOptions = append(cfg.GateOptions, cache.option())
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			srv, err := mcpserver.New(ctx, cfg)
@@ -82,6 +84,7 @@ cannot start.`,
 	cmd.Flags().StringVar(&profile, "profile", "", "a profile `FILE` (YAML or JSON) with more tool conventions (effectlint profile prints the built-in one)")
 	cmd.Flags().StringArrayVar(&cfg.Policies, "policy", nil, "extra Rego: a .rego file or a directory of them, packages under effectlint.custom (repeatable)")
 	cmd.Flags().StringArrayVar(&cfg.Data, "data", nil, "extra data for policy: a JSON or YAML file or a directory of them (repeatable)")
+	cache.register(cmd)
 	cmd.Flags().StringVar(&addr, "http", "", "serve streamable HTTP on ADDR (host:port, e.g. 127.0.0.1:8765) instead of stdio")
 	return cmd
 }

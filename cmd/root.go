@@ -133,6 +133,7 @@ type commonFlags struct {
 	// ledger is --ledger: a key ledger whose journal joins the histories.
 	ledger  string
 	closers []func()
+	cache   cacheFlags
 }
 
 // registerLedger adds --ledger (check, analyze, explain).

@@ -30,6 +30,7 @@ import (
 	"github.com/effectlint/effectlint/policy"
 	"github.com/effectlint/effectlint/policy/builtin"
 	"github.com/effectlint/effectlint/transcripts"
+	"github.com/effectlint/effectlint/transcripts/cache"
 )
 
 // Checkpoints a task can ask at (SPEC §5), as Request spells them.
@@ -65,6 +66,7 @@ type config struct {
 	stdin          io.Reader
 	extra          []transcripts.Extra
 	ledgers        []func(context.Context) (ledger.Store, error)
+	cache          transcripts.Cache
 	// anyRules: users' policies need not define the rule a call evaluates.
 	anyRules bool
 	progress func(files int, bytes int64)
@@ -194,6 +196,23 @@ func WithLedgerFrom(name string, get func(context.Context) (ledger.Store, error)
 	}
 }
 
+// WithCache keeps a cache of parsed facts in dir (made when first
+// written; cache.DefaultDir is the CLI's default): what reading each plain
+// native log gave, so a check over histories that grow by appending reads
+// only their new lines (transcripts.Options.Cache, docs/cache.md). It never
+// changes a decision: an entry is used only when the file's bytes are
+// proven unchanged, and a cache that cannot be read or written is a cache
+// that is not there. An empty dir means no cache.
+func WithCache(dir string) Option {
+	return func(c *config) error {
+		c.cache = nil
+		if dir != "" {
+			c.cache = cache.Open(dir)
+		}
+		return nil
+	}
+}
+
 // WithStdin is what the path "-" reads.
 func WithStdin(r io.Reader) Option {
 	return func(c *config) error { c.stdin = r; return nil }
@@ -319,7 +338,7 @@ func (g *Gate) facts(paths []string, r read) (*analyzer.Facts, error) {
 	}
 	opt := transcripts.Options{Stdin: stdin, MaxLineBytes: c.maxLineBytes, InputFormat: c.inputFormat, MaxProblems: c.maxProblems,
 		SpecFieldsOnly: r.specFieldsOnly, Ignore: c.ignore, UnrecognizedIsProblem: r.strict, AsOf: asOf, Profile: c.profile,
-		Extra: c.extra, Progress: c.progress}
+		Extra: c.extra, Progress: c.progress, Cache: c.cache}
 	if r.asking.ID != "" {
 		opt.Asking = r.asking
 	}

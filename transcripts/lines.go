@@ -3,6 +3,7 @@ package transcripts
 import (
 	"bufio"
 	"errors"
+	"hash"
 	"io"
 )
 
@@ -18,6 +19,17 @@ type lineReader struct {
 	maxBytes int
 	buf      []byte
 	line     int
+	// For the cache of parsed facts (filecache.go): end is the offset,
+	// from where reading began, just past the last line that ended with a
+	// newline, and sum, when set, is fed exactly those bytes, so an entry
+	// describes the very bytes it was read from. A line with no newline is
+	// not part of that prefix (a writer may be half-way through it); when
+	// such a line was too long to hold, its bytes went to sum already and
+	// spoiled says the sum no longer matches end.
+	end     int64
+	sum     hash.Hash
+	spoiled bool
+	failed  bool // a read error ended the input
 }
 
 // rawLine is one physical line of input.
@@ -45,12 +57,17 @@ func (l *lineReader) next() (rawLine, error) {
 	l.buf = l.buf[:0]
 	tooLong := false
 	first := true
+	var n int64 // bytes of this line read so far
 	for {
 		chunk, err := l.r.ReadSlice('\n')
 		if first && err == nil && len(chunk) <= l.maxBytes {
 			// The whole line is in the reader's buffer: no copy (it stays
 			// valid until the next call, as promised).
 			l.line++
+			l.end += int64(len(chunk))
+			if l.sum != nil {
+				l.sum.Write(chunk)
+			}
 			b := chunk[:len(chunk)-1]
 			if n := len(b); n > 0 && b[n-1] == '\r' {
 				b = b[:n-1]
@@ -58,6 +75,14 @@ func (l *lineReader) next() (rawLine, error) {
 			return rawLine{bytes: b, num: l.line}, nil
 		}
 		first = false
+		n += int64(len(chunk))
+		if l.sum != nil && (tooLong || len(l.buf)+len(chunk) > l.maxBytes) {
+			// Not held whole: hashed as it streams by.
+			if !tooLong {
+				l.sum.Write(l.buf)
+			}
+			l.sum.Write(chunk)
+		}
 		if !tooLong {
 			if len(l.buf)+len(chunk) > l.maxBytes {
 				room := l.maxBytes - len(l.buf)
@@ -73,12 +98,21 @@ func (l *lineReader) next() (rawLine, error) {
 			continue
 		}
 		if err != nil && err != io.EOF {
+			l.failed = true
 			return rawLine{}, err
 		}
 		if err == io.EOF && len(l.buf) == 0 && !tooLong {
 			return rawLine{}, io.EOF
 		}
 		l.line++
+		if err == nil {
+			l.end += n
+			if l.sum != nil && !tooLong {
+				l.sum.Write(l.buf)
+			}
+		} else if tooLong && l.sum != nil {
+			l.spoiled = true
+		}
 		out := rawLine{num: l.line, tooLong: tooLong}
 		b := l.buf
 		if n := len(b); n > 0 && b[n-1] == '\n' && !tooLong {

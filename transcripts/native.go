@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -305,8 +306,36 @@ func checkJSONLine(l rawLine, taskField string) (msg, task string) {
 // keep, when not nil, says which fields other than ts, task and type to
 // decode into Event.Fields (Options.SpecFieldsOnly).
 func readNative(src io.Reader, in *Input, maxLine int, keep func(string) bool, emit func(Event)) {
-	unknown := map[string]int{}
-	var unknownOrder []string
+	var nr nativeRead
+	nr.lines(newLineReader(src, maxLine), in, keep, emit, nil)
+	nr.notices(in)
+}
+
+// nativeRead is what reading a native log keeps from line to line besides
+// the Input: the unknown types seen, for one notice each at the end. It is
+// all the state there is (the fast path's buffers and interned strings
+// change no result), so the cache of parsed facts can store it and go on
+// reading an appended file after its last cached line (filecache.go).
+type nativeRead struct {
+	unknown      map[string]int
+	unknownOrder []string
+}
+
+func (nr *nativeRead) clone() nativeRead {
+	c := nativeRead{unknown: make(map[string]int, len(nr.unknown)), unknownOrder: slices.Clone(nr.unknownOrder)}
+	for k, v := range nr.unknown {
+		c.unknown[k] = v
+	}
+	return c
+}
+
+// lines reads lines from lr until its end. before, when set, is called
+// before a line with no newline (the last one) is read: the state then is
+// that of the prefix of the file that ends with a newline.
+func (nr *nativeRead) lines(lr *lineReader, in *Input, keep func(string) bool, emit func(Event), before func(l rawLine)) {
+	if nr.unknown == nil {
+		nr.unknown = map[string]int{}
+	}
 	accept := func(ev *Event, problem *Problem) {
 		if problem != nil {
 			in.addProblem(*problem)
@@ -316,17 +345,16 @@ func readNative(src io.Reader, in *Input, maxLine int, keep func(string) bool, e
 		}
 		clipFields(ev.Fields)
 		if knownTypes[ev.Type] == nil {
-			if unknown[ev.Type] == 0 {
-				unknownOrder = append(unknownOrder, ev.Type)
+			if nr.unknown[ev.Type] == 0 {
+				nr.unknownOrder = append(nr.unknownOrder, ev.Type)
 			}
-			unknown[ev.Type]++
+			nr.unknown[ev.Type]++
 		}
 		in.Events++
 		emit(*ev)
 	}
 	nf := newNativeFast()
 	nf.keep = keep
-	lr := newLineReader(src, maxLine)
 	for {
 		l, err := lr.next()
 		if err == io.EOF {
@@ -338,6 +366,9 @@ func readNative(src io.Reader, in *Input, maxLine int, keep func(string) bool, e
 			in.addProblem(Problem{File: in.Path, Line: lr.line + 1,
 				Message: "input ends early: " + err.Error()})
 			break
+		}
+		if l.unterminated && before != nil {
+			before(l)
 		}
 		if len(bytes.TrimSpace(l.bytes)) == 0 && !l.tooLong {
 			continue
@@ -359,8 +390,12 @@ func readNative(src io.Reader, in *Input, maxLine int, keep func(string) bool, e
 		}
 		accept(parseNativeLine(in.Path, l.num, gjson.ParseBytes(l.bytes), keep))
 	}
-	for _, t := range unknownOrder {
-		in.Notices = append(in.Notices, fmt.Sprintf("unknown event type %q on %d line(s): kept as facts, not interpreted", clip(t, 60), unknown[t]))
+}
+
+// notices says which event types were not known, once each.
+func (nr *nativeRead) notices(in *Input) {
+	for _, t := range nr.unknownOrder {
+		in.Notices = append(in.Notices, fmt.Sprintf("unknown event type %q on %d line(s): kept as facts, not interpreted", clip(t, 60), nr.unknown[t]))
 	}
 }
 

@@ -76,6 +76,10 @@ type Options struct {
 	// the bytes read from it as they are read (before gzip): a meter for
 	// people watching a long run. Called from several goroutines.
 	Progress func(files int, bytes int64)
+	// Cache, when set, keeps what reading each plain native log gave, so
+	// that the next run reads only what changed (filecache.go: what is
+	// validated and how). It never changes a result.
+	Cache Cache
 }
 
 // RecordedKey is a key a ledger recorded for a call id, and the task
@@ -331,6 +335,10 @@ func (rn *run) readParallel(srcs []source, workers int) []Input {
 // by --input-format) as readSource would; native is false for any other
 // file, which is left to readSource.
 func (rn *run) readNativeAhead(s source, emit func(Event)) (in Input, native bool) {
+	if in, ok := rn.readCached(s, emit); ok {
+		rn.checkEmpty(&in, s)
+		return in, true
+	}
 	br, closeFn, in, ok := rn.open(s, true)
 	if !ok {
 		return in, true
@@ -499,6 +507,10 @@ func knownFormat(f string) bool {
 }
 
 func (rn *run) readSource(s source) Input {
+	if in, ok := rn.readCached(s, rn.emit); ok {
+		rn.checkEmpty(&in, s)
+		return in
+	}
 	br, closeFn, in, ok := rn.open(s, true)
 	if !ok {
 		return in
