@@ -18,7 +18,7 @@ type cacheFlags struct {
 
 func (f *cacheFlags) register(cmd *cobra.Command) {
 	f.enabled = true
-	cmd.Flags().StringVar(&f.dir, "cache", "", "folder of the cache of parsed facts (default: effectlint under the user's cache folder); it never changes a verdict")
+	cmd.Flags().StringVar(&f.dir, "cache", "", "keep the cache of parsed facts in `DIR` (default: effectlint under the user's cache folder); it never changes a verdict")
 	cmd.Flags().BoolVar(&f.off, "no-cache", false, "read every history whole, without the cache of parsed facts")
 }
 

@@ -44,7 +44,7 @@ var groupOf = map[string]string{
 	"title": "intent", "file": "intent", "sha256": "intent", "authorization": "intent",
 
 	"as-of": "input", "ignore": "input", "input-format": "input", "path-map": "input", "profile": "input",
-	"ledger": "input", "history": "input", "require-checks": "input",
+	"ledger": "input", "history": "input", "require-checks": "input", "cache": "input", "no-cache": "input",
 
 	"policy": "policy", "data": "policy", "fail-on": "policy", "baseline": "policy", "run": "policy",
 
