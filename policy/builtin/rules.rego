@@ -555,11 +555,12 @@ unknown_authorization contains f if {
 	}
 }
 
-authorized(id, key) if {
-	some a in input.authorizations
-	a.id == id
-	a.key == key
-}
+# One lookup per intent, not a scan of every record: the set is built
+# once per evaluation (a history with many redeliveries made the scan
+# quadratic, issue 15).
+authorized(id, key) if [id, key] in authorization_pairs
+
+authorization_pairs contains [a.id, a.key] if some a in input.authorizations
 
 # METADATA
 # scope: document
