@@ -22,7 +22,7 @@
 #            friendly families hot-destinations messy) at 4 sizes 2× apart:
 #            SERIES_TASKS (default 1000) × 1, 2, 4, 8 tasks of
 #            SERIES_EVENTS_PER_TASK (50) events, texts of SERIES_OUTPUT_BYTES
-#            (1024): about 50, 100, 200 and 400 MB. Each size's analyze
+#            (1100): about 50, 100, 200 and 410 MB. Each size's analyze
 #            --format json is measured back to back with the next, and each
 #            shape prints its growth ratios (time, peak RSS) and, at the
 #            largest size, analyze's speed against the bare gjson scan, so a
@@ -36,7 +36,7 @@ ONLY=${ONLY:-speed memory policy check opa series}
 SHAPES=${SHAPES:-friendly families hot-destinations messy}
 SERIES_TASKS=${SERIES_TASKS:-1000}
 SERIES_EVENTS_PER_TASK=${SERIES_EVENTS_PER_TASK:-50}
-SERIES_OUTPUT_BYTES=${SERIES_OUTPUT_BYTES:-1024}
+SERIES_OUTPUT_BYTES=${SERIES_OUTPUT_BYTES:-1100}
 BIG_TASKS=${BIG_TASKS:-12000}
 BIG_EVENTS=${BIG_EVENTS:-600000}
 FACTS=${FACTS:-10000,20000,100000,200000,500000,1000000}
