@@ -42,7 +42,9 @@ import (
 // Tasks: the nearest gen_ai.conversation.id on the span or an ancestor,
 // else the trace id. An invoke_agent span below another agent's span starts
 // a delegated child task "<parent task>/agent-<span id>" (or its own
-// conversation id, when it has one that differs), which ends with that span.
+// conversation id, when it has one that differs), which ends with that span;
+// past three such levels, "<root task>/~<hash of the parent task's
+// id>/agent-<span id>" (childID: ids stay bounded in a deep chain).
 // A trace task ends with its root span (a span with no parent), failed when
 // the root span's status is ERROR; a conversation task is never ended here
 // (the next trace may continue it). Only traces with GenAI spans become
