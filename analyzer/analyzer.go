@@ -608,10 +608,14 @@ func (f *Facts) addProblems(ps []transcripts.Problem) {
 // authorization id must not open a scope whose crossings hide from the
 // original one. The intent keeps the name, for UNKNOWN_AUTHORIZATION.
 func (f *Facts) unrecordedAuthorizations() {
+	byID := map[string][]Authorization{} // not a scan of every record per intent (issue 15)
+	for _, a := range f.Authorizations {
+		byID[a.ID] = append(byID[a.ID], a)
+	}
 	for _, t := range f.Tasks {
 		for i := range t.Intents {
 			in := &t.Intents[i]
-			if in.Authorization != "" && in.Key != "" && !f.Authorized(in.Authorization, in.Key) {
+			if in.Authorization != "" && in.Key != "" && !f.authorizedBy(byID[in.Authorization], in.Authorization, in.Key) {
 				in.Scope, in.ScopeID = ScopeOriginal, in.Key+"#"+ScopeOriginal
 			}
 		}
@@ -626,7 +630,12 @@ func (f *Facts) unrecordedAuthorizations() {
 // would fall into a scope the authorized one never weighs, and the one
 // more delivery could be made twice.
 func (f *Facts) Authorized(id, key string) bool {
-	for _, a := range f.Authorizations {
+	return f.authorizedBy(f.Authorizations, id, key)
+}
+
+// authorizedBy is Authorized over the records as.
+func (f *Facts) authorizedBy(as []Authorization, id, key string) bool {
+	for _, a := range as {
 		if a.ID == id && (a.Key == key || f.mayBeSameKey(a.Key, key)) {
 			return true
 		}
@@ -664,6 +673,7 @@ func (f *Facts) mayBeSameKey(a, b string) bool {
 // Problems beyond the listing limit are counted, not listed: they may have
 // been any task's, so they count as one problem of no task.
 func (f *Facts) markProblems() {
+	var byFile map[string][]*Task
 	for _, in := range f.Inputs {
 		if in.ProblemsOmitted > 0 {
 			in.Problems = append(in.Problems[:len(in.Problems):len(in.Problems)],
@@ -682,11 +692,17 @@ func (f *Facts) markProblems() {
 				continue
 			}
 			f.UnattributedProblems = append(f.UnattributedProblems, ptr)
-			for _, t := range f.Tasks {
-				if t.files[p.File] {
-					t.incomplete("an unreadable part of " + p.File + " may be any task's")
-					t.Problems = append(t.Problems, ptr)
+			if byFile == nil { // the tasks of each file, once (not every task per problem)
+				byFile = map[string][]*Task{}
+				for _, t := range f.Tasks {
+					for file := range t.files {
+						byFile[file] = append(byFile[file], t)
+					}
 				}
+			}
+			for _, t := range byFile[p.File] {
+				t.incomplete("an unreadable part of " + p.File + " may be any task's")
+				t.Problems = append(t.Problems, ptr)
 			}
 		}
 	}

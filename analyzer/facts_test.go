@@ -3,6 +3,7 @@ package analyzer
 import (
 	"encoding/json"
 	"testing"
+	"time"
 )
 
 func sameAsEncodingJSON(t *testing.T, m map[string]any) {
@@ -32,6 +33,7 @@ func FuzzNewFields(f *testing.F) {
 	f.Add("k", "v", "12.5e-3", true)
 	f.Add("<", "\xff\u2028", "-0", false)
 	f.Fuzz(func(t *testing.T, k, v, n string, b bool) {
+		defer within(t, time.Second)()
 		sameAsEncodingJSON(t, map[string]any{k: v, k + "n": json.Number(n), k + "b": b, k + "z": nil})
 	})
 }

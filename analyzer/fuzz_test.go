@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/effectlint/effectlint/effect"
@@ -27,6 +28,7 @@ func FuzzKey(f *testing.F) {
 		f.Add("p", "i", "", hello, k, []byte("k"))
 	}
 	f.Fuzz(func(t *testing.T, provider, id, title, sha, keyText string, content []byte) {
+		defer within(t, time.Second)()
 		d := Destination{Provider: provider, ID: id, Title: title}
 		if k, err := effect.NewKey(d, sha); err == nil {
 			s := k.String()
@@ -87,4 +89,16 @@ func scenarioKeys(f *testing.F) []string {
 		}
 	}
 	return keys
+}
+
+// within fails t when the execution that called it, deferred, took more
+// than d (issue 15: every fuzz target fails on an input slower than its
+// bound; an execution takes microseconds): defer within(t, d)().
+func within(t *testing.T, d time.Duration) func() {
+	start := time.Now()
+	return func() {
+		if took := time.Since(start); took > d {
+			t.Fatalf("one execution took %v, over its budget of %v", took, d)
+		}
+	}
 }

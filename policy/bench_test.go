@@ -82,3 +82,52 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEvaluateShapes runs the built-in rules over native corpora of
+// each shape (internal/corpus.Shapes) at growing sizes, so that a term
+// growing with more than one scope's facts (keys sharing a destination,
+// families of tasks) shows as a ratio above 2 between a size and its
+// double. EFFECTLINT_BENCH_SHAPES (default: every shape) and
+// EFFECTLINT_BENCH_TASKS_SERIES (default 500,1000,2000 tasks) choose.
+func BenchmarkEvaluateShapes(b *testing.B) {
+	shapes := []string{"friendly", "families", "hot-destinations", "messy"}
+	if v := os.Getenv("EFFECTLINT_BENCH_SHAPES"); v != "" {
+		shapes = strings.Split(v, ",")
+	}
+	sizes := []int{500, 1000, 2000}
+	if v := os.Getenv("EFFECTLINT_BENCH_TASKS_SERIES"); v != "" {
+		sizes = nil
+		for _, s := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil {
+				b.Fatal(err)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	e := builtinEngine(b)
+	for _, name := range shapes {
+		sh, ok := corpus.Shapes[name]
+		if !ok {
+			b.Fatalf("no shape %q", name)
+		}
+		for _, n := range sizes {
+			b.Run(fmt.Sprintf("shape=%s/tasks=%d", name, n), func(b *testing.B) {
+				dir, err := corpus.Cached(corpus.Config{Tasks: n, Events: n * 50, OutputBytes: 64, Format: corpus.Native, Seed: 1, Shape: sh})
+				if err != nil {
+					b.Fatal(err)
+				}
+				f := factsOf(b, dir)
+				b.ResetTimer()
+				cpu := cpuTime()
+				for b.Loop() {
+					if _, err := e.Analyze(context.Background(), f); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(len(f.Scopes)), "scopes")
+			})
+		}
+	}
+}

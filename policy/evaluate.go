@@ -96,10 +96,20 @@ func groups(f *analyzer.Facts) [][]int {
 	return out
 }
 
+// authorizationsByKey indexes the authorizations by key, in order, so that
+// each group finds its own without scanning every record (issue 15).
+func authorizationsByKey(f *analyzer.Facts) map[string][]int {
+	out := map[string][]int{}
+	for i, a := range f.Authorizations {
+		out[a.Key] = append(out[a.Key], i)
+	}
+	return out
+}
+
 // groupPart is the input of one group: its scopes (their facts of the
 // given types; nil: all), their tasks and the authorizations of their
-// keys.
-func groupPart(f *analyzer.Facts, group []int, types map[string]bool) part {
+// keys (byKey: authorizationsByKey).
+func groupPart(f *analyzer.Facts, group []int, types map[string]bool, byKey map[string][]int) part {
 	p := part{facts: f, scopes: make([]*analyzer.Scope, len(group)), tasks: map[string]*analyzer.Task{},
 		authorizations: []analyzer.Authorization{}, types: types}
 	keys := map[string]bool{}
@@ -115,10 +125,13 @@ func groupPart(f *analyzer.Facts, group []int, types map[string]bool) part {
 			p.tasks[id] = f.Tasks[id]
 		}
 	}
-	for _, a := range f.Authorizations {
-		if keys[a.Key] {
-			p.authorizations = append(p.authorizations, a)
-		}
+	var idx []int
+	for key := range keys {
+		idx = append(idx, byKey[key]...)
+	}
+	slices.Sort(idx) // the records' order, as the scan gives it
+	for _, i := range idx {
+		p.authorizations = append(p.authorizations, f.Authorizations[i])
 	}
 	return p
 }
@@ -174,10 +187,11 @@ func (e *Engine) analyzeBuiltin(ctx context.Context, f *analyzer.Facts) (*Analys
 		whole.scopes = nil
 	}
 	results := make([]partResult, len(gs)+1)
+	byKey := authorizationsByKey(f)
 	run := func(j int) {
 		p := whole
 		if j > 0 {
-			p = groupPart(f, gs[j-1], e.scopeTypes)
+			p = groupPart(f, gs[j-1], e.scopeTypes, byKey)
 		}
 		results[j] = e.evalPart(ctx, p)
 	}

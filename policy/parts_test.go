@@ -92,6 +92,19 @@ func histories(t *testing.T) map[string]*analyzer.Facts {
 		}
 		out["corpus-"+format] = factsOf(t, dir)
 	}
+	// The shapes of the scaling series (families, shared destinations and
+	// titles, delegated workers, redeliveries, problems, foreign files).
+	for name, sh := range corpus.Shapes {
+		if name == "friendly" {
+			continue
+		}
+		sh.Redeliveries = max(sh.Redeliveries, 100)
+		dir := t.TempDir()
+		if _, err := corpus.Write(dir, corpus.Config{Tasks: 300, Events: 4000, Format: corpus.Native, OutputBytes: 100, Seed: 4, Shape: sh}); err != nil {
+			t.Fatal(err)
+		}
+		out["shape-"+name] = factsOf(t, dir)
+	}
 	return out
 }
 

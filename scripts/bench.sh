@@ -7,7 +7,8 @@
 #
 #   scripts/bench.sh                     everything (about half an hour on 2 cores)
 #   RUNS=5 scripts/bench.sh              more runs per median (default 3; check: 4×RUNS)
-#   ONLY="speed memory" scripts/bench.sh  some of: speed memory policy check opa
+#   ONLY="speed memory" scripts/bench.sh  some of: speed memory policy check opa series
+#   SHAPES="families messy" ONLY=series scripts/bench.sh   the scaling series of some shapes
 #   OPA_BIG=1 scripts/bench.sh           opa eval on the 1 GB corpus too (5 GB of RAM)
 #
 # Corpora (internal/corpus, written under $WORK and deleted at the end):
@@ -17,12 +18,25 @@
 #   history  HIST_TASKS × HIST_EVENTS (default 1,000 tasks, 50,000 events;
 #            the check and opa comparisons)
 #   history-short  the same with texts of 256 bytes (check)
+#   series-SHAPE-N  each shape of internal/corpus.Shapes (SHAPES, default
+#            friendly families hot-destinations messy) at 4 sizes 2× apart:
+#            SERIES_TASKS (default 1000) × 1, 2, 4, 8 tasks of
+#            SERIES_EVENTS_PER_TASK (50) events, texts of SERIES_OUTPUT_BYTES
+#            (1100): about 50, 100, 200 and 410 MB. Each size's analyze
+#            --format json is measured back to back with the next, and each
+#            shape prints its growth ratios (time, peak RSS) and, at the
+#            largest size, analyze's speed against the bare gjson scan, so a
+#            term that grows faster than the input cannot hide (issue 15).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 WORK=${WORK:-/tmp/effectlint-bench}
 RUNS=${RUNS:-3}
-ONLY=${ONLY:-speed memory policy check opa}
+ONLY=${ONLY:-speed memory policy check opa series}
+SHAPES=${SHAPES:-friendly families hot-destinations messy}
+SERIES_TASKS=${SERIES_TASKS:-1000}
+SERIES_EVENTS_PER_TASK=${SERIES_EVENTS_PER_TASK:-50}
+SERIES_OUTPUT_BYTES=${SERIES_OUTPUT_BYTES:-1100}
 BIG_TASKS=${BIG_TASKS:-12000}
 BIG_EVENTS=${BIG_EVENTS:-600000}
 FACTS=${FACTS:-10000,20000,100000,200000,500000,1000000}
@@ -81,6 +95,7 @@ corpus() { # NAME TASKS EVENTS OUTPUT_BYTES
 }
 
 ROWS=()
+SERIES=()
 row() { ROWS+=("$(printf '| %s | %s | %s | %s |' "$1" "$2" "$3" "$4")"); }
 verdict() { awk -v x="$1" -v op="$2" -v y="$3" 'BEGIN { ok = (op == "<=") ? x <= y : x >= y; print ok ? "met" : "NOT met" }'; }
 
@@ -218,9 +233,59 @@ if want opa; then
 	fi
 fi
 
+if want series; then
+	for shape in $SHAPES; do
+		sizes=()
+		for m in 1 2 4 8; do sizes+=($((SERIES_TASKS * m))); done
+		dirs=()
+		for n in "${sizes[@]}"; do
+			dir="$WORK/corpus-series-$shape-$n"
+			if [ ! -d "$dir" ]; then
+				"$BIN/corpusgen" -shape "$shape" -tasks "$n" -events $((n * SERIES_EVENTS_PER_TASK)) \
+					-output-bytes "$SERIES_OUTPUT_BYTES" -out "$dir" > "$WORK/out/corpusgen.txt"
+				head -1 "$WORK/out/corpusgen.txt" >&2
+			fi
+			dirs+=("$dir")
+		done
+		echo "== series $shape: ${sizes[*]} tasks ($(for d in "${dirs[@]}"; do du -sm "$d" | cut -f1; done | tr '\n' ' ')MB), $RUNS runs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+		find "${dirs[@]}" -type f -exec cat {} + > /dev/null # page cache
+		for i in $(seq "$RUNS"); do
+			for j in "${!sizes[@]}"; do
+				measure "series-$shape-$j" "$BIN/effectlint" analyze --format json "${dirs[$j]}"
+			done
+			measure "series-$shape-scan" "$BIN/benchtool" scan "${dirs[3]}"
+		done
+		SERIES+=("| $shape | | | | | | |")
+		for j in "${!sizes[@]}"; do
+			f="$WORK/out/series-$shape-$j.runs"
+			growth="—"
+			if [ "$j" -gt 0 ]; then
+				p="$WORK/out/series-$shape-$((j - 1)).runs"
+				rw=$(ratio "$f" "$p" 1); rc=$(ratio "$f" "$p" 2); rm_=$(ratio "$f" "$p" 3)
+				growth=$(printf 'wall %.2f×, cpu %.2f×, RSS %.2f× (%s)' "$rw" "$rc" "$rm_" \
+					"$( [ "$(verdict "$rc" "<=" 2.2)" = met ] && [ "$(verdict "$rm_" "<=" 2)" = met ] && echo met || echo NOT met)")
+			fi
+			SERIES+=("$(printf '| | %d tasks | %d MB | %.2f s | %.2f s | %d MB | %s |' "${sizes[$j]}" "$(du -sm "${dirs[$j]}" | cut -f1)" \
+				"$(median "$f" 1)" "$(median "$f" 2)" $(( $(median "$f" 3) / 1024 )) "$growth")")
+		done
+		r=$(ratio "$WORK/out/series-$shape-scan.runs" "$WORK/out/series-$shape-3.runs" 1)
+		SERIES+=("$(printf '| | speed vs bare gjson scan, %d tasks | | scan %.2f s | | | %.2f (%s, goal ≥ 0.50) |' "${sizes[3]}" \
+			"$(median "$WORK/out/series-$shape-scan.runs" 1)" "$r" "$(verdict "$r" ">=" 0.5)")")
+		rm -rf "${dirs[@]}"
+	done
+fi
+
 echo
 echo "machine: $(nproc) cores ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $(go version | awk '{print $3}'); load at the end $(cut -d' ' -f1-3 /proc/loadavg); medians of $RUNS runs"
 echo
 echo "| target | goal | measured (median) | |"
 echo "| --- | --- | --- | --- |"
 printf '%s\n' "${ROWS[@]}"
+if [ ${#SERIES[@]} -gt 0 ]; then
+	echo
+	echo "Scaling series (analyze --format json; medians; growth: each size against the one before, runs paired)"
+	echo
+	echo "| shape | size | bytes | wall | cpu | peak RSS | growth (goal: cpu ≤ 2.2×, RSS ≤ 2×) |"
+	echo "| --- | --- | --- | --- | --- | --- | --- |"
+	printf '%s\n' "${SERIES[@]}"
+fi

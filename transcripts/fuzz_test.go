@@ -40,6 +40,26 @@ import (
 // anything near this is a loop gone wrong (a count taken from the input).
 const slowRead = 2 * time.Second
 
+// Time budgets of one execution of each fuzz target, checked by within:
+// an input that takes longer fails the target (issue 15: work must stay
+// near linear in the input, and a fuzz input is at most a few dozen KiB).
+// Generous for CI noise: an execution takes milliseconds.
+const (
+	readBudget = 3 * slowRead // two reads of at most slowRead each, and the checks
+	fastBudget = time.Second  // a line scanned or parsed in memory
+)
+
+// within fails t when the execution that called it, deferred, took more
+// than d: defer within(t, d)().
+func within(t *testing.T, d time.Duration) func() {
+	start := time.Now()
+	return func() {
+		if took := time.Since(start); took > d {
+			t.Fatalf("one execution took %v, over its budget of %v", took, d)
+		}
+	}
+}
+
 // maxMessage bounds problem messages and notices: they quote transcript
 // text only as excerpts.
 const maxMessage = 1024
@@ -187,6 +207,7 @@ func FuzzReadNative(f *testing.F) {
 	f.Add([]byte(`{"ts":"2026-11-30T07:00:00+05:45","task":"t1","type":"response","ok":true,"status":1e999999}` + "\n\n \n" + `{"ts":"2026-11-30 07:00","task":"t1","type":"status"}`))
 	f.Add([]byte("\x1f\x8b\x08\x00garbage"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer within(t, readBudget)()
 		in, evs := fuzzRead(t, data, Options{InputFormat: FormatNative, MaxLineBytes: 4096})
 		if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
 			return
@@ -216,6 +237,7 @@ func FuzzReadClaudeCode(f *testing.F) {
 	addSeeds(f, seedFiles(f, "../testdata/scenarios/fmt-claude-code-*/*.jsonl",
 		"../../shared/corpus/claude-code/*/*.jsonl", "../../shared/corpus/claude-code/*/*/subagents/*.jsonl"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer within(t, readBudget)()
 		in, evs := fuzzRead(t, data, Options{InputFormat: FormatClaudeCode, MaxLineBytes: 1 << 16})
 		started := map[string]bool{}
 		for _, e := range evs {
@@ -264,6 +286,7 @@ func FuzzReadOpenAI(f *testing.F) {
 	f.Add([]byte(`[{"role":"assistant","tool_calls":[{"id":"c","function":{"name":"send","arguments":"{"}}]},{"role":"tool","tool_call_id":"c","content":null}]`))
 	f.Add([]byte(`{"id":"r1","created_at":1e300,"output":[{"type":"function_call","call_id":"call_0123456789ab","name":"slack_post_message","arguments":"{\"channel\":\"C1\",\"text\":\"hi\"}"},{"type":"function_call_output","call_id":"call_0123456789ab","output":"ok"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer within(t, readBudget)()
 		in, evs := fuzzRead(t, data, Options{InputFormat: FormatOpenAI})
 		documentSaid(t, data, in, evs)
 	})
@@ -276,6 +299,7 @@ func FuzzReadOTel(f *testing.F) {
 	f.Add([]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"AA==","spanId":1,"parentSpanId":1,"name":"invoke_agent"}]}]}]}` + "\n" + `{"resourceSpans":[]}`))
 	f.Add([]byte(`{"spans":[{"name":"execute_tool send","context":{"trace_id":"0x1","span_id":"0x2"},"start_time":"99999999999999999999","attributes":{"gen_ai.operation.name":"execute_tool"}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer within(t, readBudget)()
 		in, evs := fuzzRead(t, data, Options{InputFormat: FormatOTel, MaxLineBytes: 1 << 16})
 		documentSaid(t, data, in, evs)
 	})
@@ -289,6 +313,7 @@ func FuzzReadTemporal(f *testing.F) {
 		hev{"WorkflowTaskFailed", `{"cause": "ResetWorkflow", "baseRunId": "run-1", "newRunId": "run-2"}`})...)))
 	f.Add([]byte(history(spelling{}, wf("", scheduled("a1", delivery), started(5, 99999999999))...)))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer within(t, readBudget)()
 		in, evs := fuzzRead(t, data, Options{InputFormat: FormatTemporal})
 		documentSaid(t, data, in, evs)
 		if len(evs) == 0 && len(in.Problems) == 0 {
@@ -319,6 +344,7 @@ func FuzzReadProfile(f *testing.F) {
 	addSeeds(f, seedFiles(f, "../testdata/scenarios/fmt-profile-*/*.jsonl"))
 	f.Add([]byte(`{"records":[{"kind":"x","session":"s","at":"2026-11-30T07:00:00Z","call":{"id":"1","fn":"notify_post","params":{"room":"r","body":"b"}},"result":"ok"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer within(t, 2*readBudget)() // two readings
 		in, evs := fuzzRead(t, data, Options{InputFormat: FormatProfile, Profile: lines, MaxLineBytes: 1 << 16})
 		if !(len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
 			split := bytes.Split(data, []byte("\n"))
@@ -341,6 +367,7 @@ func FuzzReadDocuments(f *testing.F) {
 	addSeeds(f, seedFiles(f, "../testdata/scenarios/*/*.json", "../testdata/scenarios/*/*.jsonl",
 		"../../shared/corpus/*/*.json", "../../shared/corpus/*/*/*.json", "../../shared/corpus/*/*/*.jsonl"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer within(t, readBudget)()
 		in, _ := fuzzRead(t, data, Options{MaxLineBytes: 1 << 16})
 		if in.Format == FormatUnknown && len(in.Notices) == 0 {
 			t.Fatal("an unknown format without a notice")

@@ -96,6 +96,7 @@ func FuzzScanJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer within(t, fastBudget)()
 		s := scanJSON(data)
 		if s.depth < 10000 && s.ok != gjson.ValidBytes(data) {
 			t.Fatalf("scanJSON ok %v, gjson %v for %q", s.ok, gjson.ValidBytes(data), data)

@@ -135,6 +135,7 @@ func FuzzNativeFastPath(f *testing.F) {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
+		defer within(t, fastBudget)()
 		if bytes.IndexByte(line, '\n') >= 0 {
 			return
 		}

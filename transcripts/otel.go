@@ -2,6 +2,7 @@ package transcripts
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -41,7 +42,9 @@ import (
 // Tasks: the nearest gen_ai.conversation.id on the span or an ancestor,
 // else the trace id. An invoke_agent span below another agent's span starts
 // a delegated child task "<parent task>/agent-<span id>" (or its own
-// conversation id, when it has one that differs), which ends with that span.
+// conversation id, when it has one that differs), which ends with that span;
+// past three such levels, "<root task>/~<hash of the parent task's
+// id>/agent-<span id>" (childID: ids stay bounded in a deep chain).
 // A trace task ends with its root span (a span with no parent), failed when
 // the root span's status is ERROR; a conversation task is never ended here
 // (the next trace may continue it). Only traces with GenAI spans become
@@ -91,14 +94,55 @@ type otelDoc struct {
 	visiting map[*otelSpan]bool
 	tasks    map[string]*otelTask
 	order    []string
+	// above remembers, per span, whether an agent span is at or above
+	// it (agentAbove); links: 0 not yet known, 1 the parent links have no
+	// cycle, 2 they have one.
+	above map[*otelSpan]bool
+	links int8
+}
+
+// acyclic reports whether following parent links from any span never
+// comes back to it (computed once, in O(spans)).
+func (o *otelDoc) acyclic() bool {
+	if o.links == 0 {
+		o.links = 1
+		o.above = map[*otelSpan]bool{}
+		state := map[*otelSpan]int8{} // 1: on the current walk, 2: done
+		for _, s := range o.spans {
+			var walk []*otelSpan
+			for p := s; p != nil && state[p] != 2; {
+				if state[p] == 1 {
+					o.links = 2
+					break
+				}
+				state[p] = 1
+				walk = append(walk, p)
+				if p.parent == "" {
+					break
+				}
+				p = o.byID[p.trace+"/"+p.parent]
+			}
+			for _, p := range walk {
+				state[p] = 2
+			}
+			if o.links == 2 {
+				break
+			}
+		}
+	}
+	return o.links == 1
 }
 
 type otelTask struct {
 	id, parent string // parent: the delegating task, for a child
-	first      *otelSpan
-	ender      *otelSpan // the span whose end ends the task
-	genAI      bool
-	spans      []*otelSpan
+	// depth counts the "/agent-" levels a derived child id names above
+	// root, the task its ancestry starts from (childID).
+	depth int
+	root  string
+	first *otelSpan
+	ender *otelSpan // the span whose end ends the task
+	genAI bool
+	spans []*otelSpan
 }
 
 // otelNotes collects what is worth a notice over one input.
@@ -338,7 +382,8 @@ func (o *otelDoc) taskOf(s *otelSpan) string {
 	}
 	o.visiting[s] = true
 	p := o.parentOf(s)
-	var t, parentTask string
+	var t, parentTask, root string
+	depth := 0
 	ender := false
 	switch {
 	case s.isAgent() && p != nil && o.agentAbove(s):
@@ -346,7 +391,7 @@ func (o *otelDoc) taskOf(s *otelSpan) string {
 		if c := s.attr(convAttr); c != "" && c != parentTask {
 			t = c
 		} else {
-			t = parentTask + "/agent-" + s.id
+			t, depth, root = o.childID(parentTask, s.id)
 		}
 		ender = true
 	case p != nil && o.tasks[o.taskOf(p)].parent != "":
@@ -363,7 +408,7 @@ func (o *otelDoc) taskOf(s *otelSpan) string {
 	o.task[s] = t
 	ot := o.tasks[t]
 	if ot == nil {
-		ot = &otelTask{id: t, parent: parentTask, first: s}
+		ot = &otelTask{id: t, parent: parentTask, first: s, depth: depth, root: root}
 		o.tasks[t] = ot
 		o.order = append(o.order, t)
 	}
@@ -372,6 +417,34 @@ func (o *otelDoc) taskOf(s *otelSpan) string {
 	}
 	ot.spans = append(ot.spans, s)
 	return t
+}
+
+// namedLevels is how many "/agent-<span id>" levels a derived task id
+// names before the ancestry above is hashed.
+const namedLevels = 3
+
+// childID derives the id of a delegated child task started by span below
+// parentTask: "<parent task>/agent-<span id>" while that names at most
+// namedLevels levels, else "<root task>/~<hash of the parent task's
+// id>/agent-<span id>", which starts counting again. Ids stay readable
+// (the root task and the span are named) and bounded: a chain N agents
+// deep costs O(N), not O(N²) bytes (issue 15). The hash is 128 bits of
+// SHA-256, so two parents do not share a child id.
+func (o *otelDoc) childID(parentTask, span string) (id string, depth int, root string) {
+	pt := o.tasks[parentTask]
+	root = parentTask
+	if pt != nil && pt.root != "" {
+		root = pt.root
+	}
+	if pt == nil || pt.depth < namedLevels {
+		d := 1
+		if pt != nil {
+			d = pt.depth + 1
+		}
+		return parentTask + "/agent-" + span, d, root
+	}
+	h := sha256.Sum256([]byte(parentTask))
+	return root + "/~" + hex.EncodeToString(h[:16]) + "/agent-" + span, 1, root
 }
 
 // parentOf is the span's parent in this document, or nil (no parent, a
@@ -387,7 +460,35 @@ func (o *otelDoc) parentOf(s *otelSpan) *otelSpan {
 	return p
 }
 
+// agentAbove reports whether an agent span is among s's ancestors. In a
+// document whose parent links have no cycle, what each ancestor has above
+// it is remembered, so a chain N agents deep costs O(N) (issue 15); with a
+// cycle (broken input) every span walks its own ancestry, as it always did.
 func (o *otelDoc) agentAbove(s *otelSpan) bool {
+	if o.acyclic() {
+		var path []*otelSpan
+		found := false
+		for p := o.parentOf(s); p != nil; p = o.byID[p.trace+"/"+p.parent] {
+			if v, ok := o.above[p]; ok {
+				found = v
+				break
+			}
+			path = append(path, p)
+			if p.isAgent() {
+				found = true
+				break
+			}
+			if p.parent == "" {
+				break
+			}
+		}
+		// path[i] has an agent at or above it when found, each one up
+		// to the agent (or the memo) that decided it
+		for _, p := range path {
+			o.above[p] = found
+		}
+		return found
+	}
 	seen := map[*otelSpan]bool{s: true}
 	for p := o.parentOf(s); p != nil && !seen[p]; p = o.byID[p.trace+"/"+p.parent] {
 		if p.isAgent() {

@@ -44,6 +44,64 @@ type Config struct {
 	TasksPerFile int
 	// Seed varies the corpus; the same Config writes the same bytes.
 	Seed uint64
+	// Shape knobs (native only; all zero: the friendly shape, one
+	// delivery per task, each key its own destination).
+	Shape
+}
+
+// Shape varies how tasks, keys, destinations and titles relate, so that a
+// term growing with more than one scope's facts shows in a scaling series
+// (issue 15). Rates are per 1000.
+type Shape struct {
+	// Family puts each key's tasks under a parent that declares the same
+	// intent and spawns them, with 1..Family-1 more sibling children that
+	// the gate stops (0 or 1: no families).
+	Family int
+	// Delegated (‰): a family's child is a "delegated" worker that
+	// declares no intent of its own (its crossings are unkeyed, SPEC §4)
+	// rather than a "child" task.
+	Delegated int
+	// Resumes (‰): a key group gets one more task that resumes its last
+	// task the next day and is stopped by the gate at resume.
+	Resumes int
+	// Redeliveries (‰): a key group gets one more task, two days later,
+	// that records an authorization of one more delivery of its key and
+	// delivers under it (AUTHORIZED_REDELIVERY).
+	Redeliveries int
+	// Destinations is the number of distinct destinations the keys are
+	// spread over (0: one per key); each receives many different files.
+	Destinations int
+	// Titles is the number of distinct display titles the destinations
+	// share (0: one per destination): several provider ids under one
+	// title make AMBIGUOUS_DESTINATION findings.
+	Titles int
+	// Interruptions (‰): a task is interrupted mid-work and checks at
+	// resume before going on.
+	Interruptions int
+	// Incidents (‰): overrides the share of key groups that are not a
+	// clean send (0: the default mix, 16 %), keeping the incidents' mix.
+	Incidents int
+	// Problems (‰): a task's file gets an unreadable line in the task
+	// (its history becomes incomplete).
+	Problems int
+	// Foreign (‰): this share of the tasks is written as Claude Code
+	// sessions under claude-code/ beside the native files.
+	Foreign int
+}
+
+// Shapes are the named shapes scripts/bench.sh runs as scaling series.
+var Shapes = map[string]Shape{
+	"friendly": {},
+	// issue 15's corpus: families of a parent and 1-3 siblings sharing
+	// one key, 5,000 destinations each receiving many files, ~10 %
+	// incidents.
+	"families": {Family: 3, Destinations: 5000, Incidents: 100, Resumes: 30, Redeliveries: 20},
+	// few destinations and titles shared by many: every key of a
+	// destination, and every destination of a title, in one place.
+	"hot-destinations": {Destinations: 50, Titles: 10, Delegated: 500, Family: 2, Interruptions: 100},
+	// incidents, interruptions, unreadable lines and foreign files.
+	"messy": {Family: 2, Destinations: 2000, Incidents: 300, Interruptions: 200, Resumes: 100, Redeliveries: 50,
+		Problems: 5, Foreign: 100},
 }
 
 // Stats describes what Write wrote.
@@ -89,7 +147,28 @@ func Write(dir string, c Config) (Stats, error) {
 	if c.Format == ClaudeCode {
 		g.claude()
 	} else {
+		foreign := c.Tasks * c.Foreign / 1000
+		if foreign > 0 {
+			g.cfg.Tasks -= foreign
+			g.cfg.Events -= c.Events * foreign / c.Tasks
+		}
 		g.native()
+		if g.err == nil && foreign > 0 {
+			g.flush()
+			fc := Config{Tasks: foreign, Events: c.Events * foreign / c.Tasks, Format: ClaudeCode,
+				OutputBytes: c.OutputBytes, TasksPerFile: c.TasksPerFile, Seed: c.Seed + 1}
+			st, err := Write(filepath.Join(dir, "claude-code"), fc)
+			g.err = err
+			g.stats.Files += st.Files
+			g.stats.Tasks += st.Tasks
+			g.stats.Events += st.Events
+			g.stats.Keys += st.Keys
+			g.stats.Bytes += st.Bytes
+			for k, n := range st.Kinds {
+				g.stats.Kinds[k] += n
+			}
+			return g.stats, g.err
+		}
 	}
 	if g.err == nil {
 		g.flush()
@@ -149,6 +228,13 @@ func (g *gen) budget(i int) int {
 
 func (g *gen) pick() kind {
 	n := g.rng.IntN(1000)
+	if inc := g.cfg.Incidents; inc > 0 {
+		// the clean share becomes 1000-inc, the others scale to inc
+		if n >= inc {
+			return kinds[0]
+		}
+		n = kinds[0].weight + n*(1000-kinds[0].weight)/inc
+	}
 	for _, k := range kinds {
 		if n < k.weight {
 			return k
@@ -293,8 +379,14 @@ func Cached(c Config) (string, error) {
 	if err := c.defaults(); err != nil {
 		return "", err
 	}
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("effectlint-corpus-%s-%dt-%de-%db-%dpf-s%d",
-		c.Format, c.Tasks, c.Events, c.OutputBytes, c.TasksPerFile, c.Seed))
+	name := fmt.Sprintf("effectlint-corpus-%s-%dt-%de-%db-%dpf-s%d",
+		c.Format, c.Tasks, c.Events, c.OutputBytes, c.TasksPerFile, c.Seed)
+	if c.Shape != (Shape{}) {
+		s := c.Shape
+		name += fmt.Sprintf("-f%d-d%d-r%d-R%d-D%d-T%d-i%d-I%d-p%d-F%d", s.Family, s.Delegated, s.Resumes, s.Redeliveries,
+			s.Destinations, s.Titles, s.Interruptions, s.Incidents, s.Problems, s.Foreign)
+	}
+	dir := filepath.Join(os.TempDir(), name)
 	done := dir + ".complete"
 	if _, err := os.Stat(done); err == nil {
 		return dir, nil

@@ -51,3 +51,42 @@ func TestWrite_SameConfigSameBytes(t *testing.T) {
 		}
 	}
 }
+
+// Every shape writes the tasks asked for, the same bytes twice, and the
+// shape shows: families have parents, shared destinations repeat.
+func TestWrite_Shapes(t *testing.T) {
+	for name, sh := range Shapes {
+		c := Config{Tasks: 200, Events: 3000, OutputBytes: 100, Shape: sh}
+		a, b := t.TempDir(), t.TempDir()
+		sa, err := Write(a, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Write(b, c); err != nil {
+			t.Fatal(err)
+		}
+		ta, tb := tree(t, a), tree(t, b)
+		if sa.Tasks != 200 || len(ta) != len(tb) {
+			t.Fatalf("%s: %d tasks, %d vs %d files", name, sa.Tasks, len(ta), len(tb))
+		}
+		all := []byte{}
+		for n, content := range ta {
+			if !bytes.Equal(content, tb[n]) {
+				t.Fatalf("%s: %s differs between two runs", name, n)
+			}
+			all = append(all, content...)
+		}
+		if sh.Family > 1 && !bytes.Contains(all, []byte(`"type":"task_spawned"`)) {
+			t.Errorf("%s: no family", name)
+		}
+		if sh.Foreign > 0 && len(tree(t, filepath.Join(a, "claude-code"))) == 0 {
+			t.Errorf("%s: no foreign files", name)
+		}
+		if sh.Redeliveries > 0 && !bytes.Contains(all, []byte(`"type":"authorization"`)) {
+			t.Errorf("%s: no redelivery", name)
+		}
+		if sh.Delegated > 0 && !bytes.Contains(all, []byte(`"relation":"delegated"`)) {
+			t.Errorf("%s: no delegated worker", name)
+		}
+	}
+}

@@ -50,36 +50,131 @@ func (t *ntask) filler(n int) time.Duration {
 	return at + 10*time.Second
 }
 
+// chance is true with probability perMille/1000; it draws nothing when
+// perMille is 0, so the friendly shape writes the bytes it always wrote.
+func (g *gen) chance(perMille int) bool {
+	return perMille > 0 && g.rng.IntN(1000) < perMille
+}
+
 func (g *gen) native() {
+	sh := g.cfg.Shape
 	for i := 0; i < g.cfg.Tasks && g.err == nil; {
 		k := g.pick()
-		if i+k.tasks > g.cfg.Tasks {
-			k = kinds[0]
+		parent, extra, resume := 0, 0, 0
+		if sh.Family > 1 {
+			parent = 1
+			if k.name == "clean_send" {
+				extra = g.rng.IntN(sh.Family)
+			}
 		}
+		if g.chance(sh.Resumes) {
+			resume = 1
+		}
+		redeliver := 0
+		if g.chance(sh.Redeliveries) {
+			redeliver = 1
+		}
+		if i+parent+k.tasks+extra+resume+redeliver > g.cfg.Tasks {
+			k, parent, extra, resume, redeliver = kinds[0], 0, 0, 0, 0
+		}
+		n := parent + k.tasks + extra + resume + redeliver
+		last := n - redeliver // tasks[last:]: the authorized redelivery
 		group := g.stats.Keys
 		g.stats.Keys++
 		g.stats.Kinds[k.name]++
-		tasks := make([]*ntask, k.tasks)
+		tasks := make([]*ntask, n)
 		for j := range tasks {
 			tasks[j] = &ntask{id: fmt.Sprintf("w%07d", i+j), start: g.taskStart(i + j), g: g}
-			if k.name == "unknown_then_gate_stops" && j > 0 {
+			if k.name == "unknown_then_gate_stops" && j == parent+1 {
 				// The next morning a second task asks the gate.
-				tasks[j].start = tasks[0].start.Add(14 * time.Hour)
+				tasks[j].start = tasks[parent].start.Add(14 * time.Hour)
 			}
 		}
-		dest := fmt.Sprintf(`"destination":{"provider":"slack","id":"C%07d","title":"#ch-%07d"}`, group, group)
+		if resume > 0 {
+			tasks[last-1].start = tasks[last-2].start.Add(14 * time.Hour)
+		}
+		if redeliver > 0 {
+			tasks[last].start = tasks[last-1].start.Add(48 * time.Hour)
+		}
+		d := group
+		if sh.Destinations > 0 {
+			d = group % sh.Destinations
+		}
+		title := d
+		if sh.Titles > 0 {
+			title = d % sh.Titles
+		}
+		dest := fmt.Sprintf(`"destination":{"provider":"slack","id":"C%07d","title":"#ch-%07d"}`, d, title)
 		content := fmt.Sprintf(`"content":{"sha256":"%s","name":"report-%d.pdf"}`, g.sha("report", group), group)
 		intent := []string{`"intent":"deliver"`, dest, content}
 		for j, t := range tasks {
-			rel := `"relation":"root"`
-			if j > 0 {
+			budget := g.budget(i + j)
+			switch {
+			case j < parent: // the parent: declares, spawns, waits, ends
+				t.ev(0, "task_started", `"relation":"root"`)
+				t.ev(time.Second, "intent", intent...)
+				for _, c := range tasks[parent : last-resume] {
+					t.ev(2*time.Second, "task_spawned", `"child":"`+c.id+`"`)
+				}
+				at := t.filler(max(budget-3-(last-resume-parent), 0))
+				t.ev(at+time.Hour, "task_ended", `"status":"completed"`)
+				continue
+			case j == last: // two days later, a person authorizes one more delivery
+				auth := fmt.Sprintf(`"authorization":"auth-%d"`, group)
+				t.ev(0, "task_started", `"relation":"root"`)
+				t.ev(time.Second, "authorization", auth, `"by":"ops@example.com"`, `"reason":"the channel was purged"`, dest, content)
+				t.ev(2*time.Second, "intent", append(intent[:len(intent):len(intent)], auth)...)
+				g.script("clean_send", 0, t, t.filler(max(budget-3-coreEvents["clean_send"][0], 0)))
+				continue
+			case j == last-1 && resume > 0: // the next day's resume
+				t.ev(0, "task_started", `"relation":"resumed"`, `"resumes":"`+tasks[j-1].id+`"`)
+				at := t.filler(max(budget-3, 0))
+				t.ev(at, "gate_check", `"checkpoint":"resume"`, `"decision":"stop"`)
+				t.ev(at+time.Second, "task_ended", `"status":"cancelled"`)
+				continue
+			}
+			kj := j - parent
+			rel, declares := `"relation":"root"`, true
+			switch {
+			case parent > 0 && g.chance(sh.Delegated):
+				// a delegated worker declares no intent of its own: its
+				// crossings are unkeyed (SPEC §4)
+				rel, declares = `"relation":"delegated","parent":"`+tasks[0].id+`"`, false
+			case parent > 0:
+				rel = `"relation":"child","parent":"` + tasks[0].id + `"`
+			case kj > 0:
 				rel = `"relation":"sibling"`
 			}
 			t.ev(0, "task_started", rel)
-			t.ev(time.Second, "intent", intent...)
-			core := coreEvents[k.name][min(j, len(coreEvents[k.name])-1)]
-			at := t.filler(max(g.budget(i+j)-2-core, 0))
-			g.script(k.name, j, t, at)
+			if declares {
+				t.ev(time.Second, "intent", intent...)
+			} else {
+				t.ev(time.Second, "tool_output", `"tool":"brief"`, `"output":"deliver report-`+fmt.Sprint(group)+`.pdf"`)
+			}
+			name, sj := k.name, kj
+			if kj >= k.tasks { // one more sibling, stopped by the gate
+				name, sj = "siblings_stopped_by_gate", 1
+			}
+			core := coreEvents[name][min(sj, len(coreEvents[name])-1)]
+			interrupted := g.chance(sh.Interruptions)
+			bad := g.chance(sh.Problems)
+			if interrupted {
+				core += 2
+			}
+			if bad {
+				core++
+			}
+			at := t.filler(max(budget-2-core, 0))
+			if interrupted {
+				t.ev(at, "interrupted", `"reason":"crash"`)
+				at += 10 * time.Minute
+				t.ev(at, "gate_check", `"checkpoint":"resume"`, `"decision":"allow"`)
+			}
+			if bad { // a line cut short: the task's history is incomplete
+				l := fmt.Sprintf(`{"ts":"%s","task":"%s","type":"tool_out`, t.start.Add(at).Format("2006-01-02T15:04:05.000Z07:00"), t.id)
+				t.lines = append(t.lines, []byte(l))
+			}
+			g.script(name, sj, t, at)
 		}
 		for _, t := range tasks {
 			g.openFor(t.start, ".jsonl")
@@ -89,7 +184,7 @@ func (g *gen) native() {
 			g.stats.Tasks++
 			g.stats.Events += len(t.lines)
 		}
-		i += k.tasks
+		i += n
 	}
 }
 

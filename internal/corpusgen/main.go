@@ -2,6 +2,10 @@
 // internal/corpus):
 //
 //	go run ./internal/corpusgen -tasks 1000 -events 50000 -format native -out /tmp/corpus
+//	go run ./internal/corpusgen -shape families -tasks 1000 -events 50000 -out /tmp/corpus
+//
+// -shape starts from one of corpus.Shapes; the knob flags given after it
+// (-family, -destinations, ...) change it.
 package main
 
 import (
@@ -9,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/effectlint/effectlint/internal/corpus"
 )
@@ -22,7 +27,36 @@ func main() {
 	flag.IntVar(&c.OutputBytes, "output-bytes", 2048, "mean length of one long tool output or screen text")
 	flag.IntVar(&c.TasksPerFile, "tasks-per-file", 25, "consecutive tasks written to one file")
 	flag.Uint64Var(&c.Seed, "seed", 1, "seed; the same flags write the same bytes")
+	shape := flag.String("shape", "friendly", "a named shape: "+shapeNames())
+	knobs := map[string]*int{}
+	for _, k := range []struct{ name, usage string }{
+		{"family", "a parent and up to N-1 more sibling children per key (0/1: none)"},
+		{"delegated", "‰ of a family's children that are delegated workers"},
+		{"resumes", "‰ of key groups with a task resuming the last one"},
+		{"redeliveries", "‰ of key groups with an authorized redelivery"},
+		{"destinations", "distinct destinations the keys share (0: one per key)"},
+		{"titles", "distinct titles the destinations share (0: one per destination)"},
+		{"interruptions", "‰ of tasks interrupted mid-work"},
+		{"incidents", "‰ of key groups that are not a clean send (0: default mix)"},
+		{"problems", "‰ of tasks with an unreadable line"},
+		{"foreign", "‰ of tasks written as Claude Code sessions"},
+	} {
+		knobs[k.name] = flag.Int(k.name, -1, k.usage)
+	}
 	flag.Parse()
+	sh, ok := corpus.Shapes[*shape]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "corpusgen: no shape %q (%s)\n", *shape, shapeNames())
+		os.Exit(2)
+	}
+	for name, p := range map[string]*int{"family": &sh.Family, "delegated": &sh.Delegated, "resumes": &sh.Resumes, "redeliveries": &sh.Redeliveries,
+		"destinations": &sh.Destinations, "titles": &sh.Titles, "interruptions": &sh.Interruptions,
+		"incidents": &sh.Incidents, "problems": &sh.Problems, "foreign": &sh.Foreign} {
+		if v := *knobs[name]; v >= 0 {
+			*p = v
+		}
+	}
+	c.Shape = sh
 	if *out == "" || flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "usage: corpusgen -out DIR [-tasks N] [-events M] [-format native|claude-code] [-output-bytes B]")
 		os.Exit(2)
@@ -32,7 +66,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "corpusgen:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("wrote %s: %d files, %d tasks, %d events, %d keys, %d bytes\n", *out, st.Files, st.Tasks, st.Events, st.Keys, st.Bytes)
+	fmt.Printf("wrote %s (shape %s %+v): %d files, %d tasks, %d events, %d keys, %d bytes\n", *out, *shape, c.Shape, st.Files, st.Tasks, st.Events, st.Keys, st.Bytes)
 	names := make([]string, 0, len(st.Kinds))
 	for k := range st.Kinds {
 		names = append(names, k)
@@ -41,4 +75,13 @@ func main() {
 	for _, k := range names {
 		fmt.Printf("  %-28s %d\n", k, st.Kinds[k])
 	}
+}
+
+func shapeNames() string {
+	names := make([]string, 0, len(corpus.Shapes))
+	for n := range corpus.Shapes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
 }
