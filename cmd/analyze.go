@@ -98,7 +98,7 @@ func newAnalyze(env Env) *cobra.Command {
 	}
 	c.register(cmd, report.Formats)
 	c.registerLedger(cmd)
-	c.cache.register(cmd)
+	c.cache.registerOptIn(cmd)
 	p.register(cmd)
 	o.register(cmd, report.Formats)
 	cmd.Flags().StringVar(&show, "show", report.ShowFindings, "key scopes the text report draws: findings (those with a finding or not settled) or all")

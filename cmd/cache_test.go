@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -266,5 +267,31 @@ func TestCache_ConcurrentProcessesWritingTheCache(t *testing.T) {
 	leftovers, _ := filepath.Glob(filepath.Join(cacheDir, "*", "*", ".tmp-*"))
 	if len(leftovers) > 0 {
 		t.Fatalf("temporary files left: %v", leftovers)
+	}
+}
+
+// The default: check uses the cache under the user's cache folder;
+// analyze (one pass over a corpus) only with --cache DIR.
+func TestCache_OnByDefaultForCheckOptInForAnalyze(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", home)
+	entries := func() int {
+		n := 0
+		filepath.WalkDir(filepath.Join(home, "effectlint"), func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				n++
+			}
+			return nil
+		})
+		return n
+	}
+	dir := copyScenario(t, "06-overnight-resume-duplicate")
+	run(t, "analyze", "--format", "json", dir)
+	if n := entries(); n != 0 {
+		t.Fatalf("analyze without --cache wrote %d cache entries", n)
+	}
+	run(t, "check", "--task", "t2", dir)
+	if n := entries(); n == 0 {
+		t.Fatal("check wrote no cache entry under the default folder")
 	}
 }

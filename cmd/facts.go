@@ -29,6 +29,6 @@ func newFacts(env Env) *cobra.Command {
 		},
 	}
 	c.registerInputFlags(cmd)
-	c.cache.register(cmd)
+	c.cache.registerOptIn(cmd)
 	return cmd
 }
