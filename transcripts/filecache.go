@@ -76,6 +76,17 @@ type Cache interface {
 // build identity might miss.
 const entryVersion = 1
 
+// metadataProves says whether equal metadata (device, inode, size, mtime
+// and ctime in ns, not racily clean) is proof enough that a file's first
+// bytes are unchanged. It is not: an adversarial review rewrote a cached
+// history through mmap(MAP_SHARED) — the kernel stamps mtime and ctime at
+// a clean page's first write fault, and later stores into the dirty page
+// fault no more, until writeback — and a cached check allowed what a read
+// stopped (TestCache_WriteThroughASharedMapIsSeen). So every entry is
+// proven by the SHA-256 of its prefix: a warm read still parses nothing
+// it has, but reads and hashes every cached byte.
+const metadataProves = false
+
 // racyMargin widens git's racily-clean window: file systems stamp times
 // from a coarse clock (a tick behind time.Now), some at 1 or 2 s
 // granularity. A file whose times are within the margin of the read that
@@ -188,7 +199,10 @@ func (rn *run) readCached(s source, emit func(Event)) (in Input, ok bool) {
 	if b, found := c.Get(key); found {
 		old, _ = decodeEntry(b, variant)
 	}
-	clean := old != nil && old.meta.ok && meta.ok && old.meta == meta && !old.racy()
+	// Metadata alone never proves an entry (metadataProves): a store
+	// through a shared memory map into a page already dirty changes the
+	// bytes and no time the kernel keeps. The prefix is hashed instead.
+	clean := metadataProves && old != nil && old.meta.ok && meta.ok && old.meta == meta && !old.racy()
 	// The format as readStream decides it, from the same first bytes —
 	// unless they are proven the very bytes an entry was read from as a
 	// native log (with no profile, detection depends on nothing else: the

@@ -114,10 +114,12 @@ func (s *Store) Get(key string) ([]byte, bool) {
 	return payload, true
 }
 
-// privateDirs reports whether the entry's folder and the store's folder are
-// writable by this user alone (no one else could have put an entry there).
+// privateDirs reports whether the entry's folder, the store's folder and
+// the folder it was opened in (--cache DIR) are writable by this user alone
+// (no one else could have put an entry there, nor a folder of theirs in
+// place of the store's).
 func (s *Store) privateDirs(dir string) bool {
-	for _, d := range []string{dir, s.dir} {
+	for _, d := range []string{dir, s.dir, filepath.Dir(s.dir)} {
 		st, err := os.Stat(d)
 		if err != nil || !private(st) {
 			return false

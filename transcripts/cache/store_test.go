@@ -56,7 +56,7 @@ func TestStore_EntriesOthersCanWriteAreMisses(t *testing.T) {
 	for _, c := range []struct {
 		path string
 		mode os.FileMode
-	}{{p, 0o622}, {filepath.Dir(p), 0o777}, {s.dir, 0o770}} {
+	}{{p, 0o622}, {filepath.Dir(p), 0o777}, {s.dir, 0o770}, {filepath.Dir(s.dir), 0o777}} {
 		orig, _ := os.Stat(c.path)
 		os.Chmod(c.path, c.mode)
 		if _, ok := s.Get("k"); ok {
