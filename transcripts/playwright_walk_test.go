@@ -120,3 +120,17 @@ func TestZip_NestedArchiveTwiceIsAProblem(t *testing.T) {
 }
 
 func newZipWriter(b *bytes.Buffer) *zip.Writer { return zip.NewWriter(b) }
+
+// An artifact holding an Inspect AI log is read one level down as well:
+// the sample's crossing is seen, not skipped with the archive.
+func TestZip_NestedEvalLogIsRead(t *testing.T) {
+	eval := writeEval(t, "", map[string]string{"header.json": inspectHeader,
+		"samples/w48_epoch_1.json": inspectSampleJSON("S", "", inspectTool("c1", "", false))})
+	res, evs := readPW(t, Options{}, map[string][]byte{"d/artifact.zip": pwZip(map[string]string{"logs/run.eval": string(eval)})}, "d")
+	if _, msgs, in := problemsOf(res, "d/artifact.zip"); in.Format != FormatInspect || len(msgs) > 0 {
+		t.Fatalf("format %s, problems %q", in.Format, msgs)
+	}
+	if !strings.Contains(pwTypes(evs), "request_sent") {
+		t.Errorf("events %q: want the sample's request_sent", pwTypes(evs))
+	}
+}
