@@ -170,8 +170,8 @@ func (rn *run) cacheKey(display string, maxProblems int) (key, variant string) {
 // openable): the caller then reads it as usual, and says what is wrong.
 func (rn *run) readCached(s source, emit func(Event)) (in Input, ok bool) {
 	c := rn.opt.Cache
-	if c == nil || !s.file() {
-		return in, false
+	if c == nil || !s.file() || zipName(s.path) {
+		return in, false // (an archive by its name is never a native log: readStream)
 	}
 	start := time.Now()
 	// Only a regular file is cached: opening anything else (a FIFO named

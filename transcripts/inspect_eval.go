@@ -12,9 +12,13 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Zip archives: an input that starts with a zip local file header is read
-// by its members, whatever its name and --input-format (a zip is never a
-// JSON history): Inspect AI's .eval logs, Playwright's trace archives.
+// Zip archives: an input that starts with a zip local file header, or
+// whose name ends in .zip or .eval (optionally .gz), is read by its
+// members, whatever --input-format (a zip is never a JSON history):
+// Inspect AI's .eval logs, Playwright's trace archives, and archives that
+// hold those one level down (a CI artifact with
+// test-results/NAME/trace.zip). An archive with bytes before its first
+// member (a self-extracting prefix) is read as unzip reads it.
 
 // formatZip marks an input detection saw to be a zip archive.
 const formatZip = "zip"
@@ -22,6 +26,13 @@ const formatZip = "zip"
 var zipMagic = []byte("PK\x03\x04")
 
 func isZipArchive(peek []byte) bool { return bytes.HasPrefix(peek, zipMagic) }
+
+// zipName: a path whose name says it is a zip archive (read as one even
+// when it does not start with the signature: never as lines of text).
+func zipName(p string) bool {
+	n := strings.TrimSuffix(strings.ToLower(path.Base(p)), ".gz")
+	return strings.HasSuffix(n, ".zip") || strings.HasSuffix(n, ".eval")
+}
 
 // readZip reads a zip archive: whole (bounded, as a JSON document is),
 // since its directory is at its end.
@@ -39,35 +50,103 @@ func (rn *run) readZip(r io.Reader, in *Input) {
 		in.addProblem(Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("zip archive larger than the limit of %d bytes; not read", limit)})
 		return
 	}
+	var names []string
+	if rn.readArchive(b, in, in.Path, 0, limit, &names) {
+		return
+	}
+	rn.unrecognized(in, fmt.Sprintf("a zip archive no reader knows (members %q): not read", names))
+}
+
+// readArchive reads one archive's histories into in: its own (an Inspect
+// log, a Playwright trace), else those of the archives it holds (*.zip,
+// *.eval members) one level down; one more level down is a problem. known is false when nothing in it is a history
+// a reader knows (names: some of its members, for the notice).
+func (rn *run) readArchive(b []byte, in *Input, display string, depth, limit int, names *[]string) (known bool) {
 	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		// A cut or damaged archive: what it held cannot be told, and it
 		// may be any task's history.
-		in.addProblem(Problem{File: in.Path, Line: 1, Message: "broken zip archive (" + clip(err.Error(), 120) + "): not read"})
-		return
+		in.addProblem(Problem{File: display, Line: 1, Message: "broken zip archive (" + clip(err.Error(), 120) + "): not read"})
+		return true
+	}
+	setFormat := func(f string) {
+		if in.Format == FormatNative { // (not yet decided: an archive is never native)
+			in.Format = f
+		}
 	}
 	if inspectArchive(zr) {
-		in.Format = FormatInspect
+		setFormat(FormatInspect)
 		rn.readInspectArchive(zr, in, limit)
-		return
+		return true
 	}
-	if a := pwZipArchive(zr, in.Path, limit); a.hasTrace() {
-		in.Format = FormatPlaywright
+	if a := pwZipArchive(zr, display, limit); a.hasTrace() && pwTraceArchive(zr) {
+		setFormat(FormatPlaywright)
 		if dup := zipDuplicate(zr); dup != "" {
 			// Two entries of one name are two readings of one trace:
 			// which one Playwright would show cannot be told.
-			in.addProblem(Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("member %q appears twice in the archive: it has two readings; the first is read", clip(dup, 80))})
+			in.addProblem(Problem{File: display, Line: 1, Message: fmt.Sprintf("member %q appears twice in the archive: it has two readings; the first is read", clip(dup, 80))})
 		}
 		rn.readPlaywrightArchive(a, in)
-		return
+		return true
 	}
-	var names []string
+	// Neither: the archives it holds (a trace's own resources may be
+	// zips, so only an archive that is no history itself is looked into).
+	var nested []*zip.File
 	for _, f := range zr.File {
-		if len(names) < 5 {
-			names = append(names, clip(f.Name, 60))
+		if len(*names) < 5 {
+			*names = append(*names, clip(f.Name, 60))
+		}
+		if !strings.HasSuffix(f.Name, "/") && zipName(f.Name) && !strings.HasSuffix(strings.ToLower(f.Name), ".gz") {
+			nested = append(nested, f)
 		}
 	}
-	rn.unrecognized(in, fmt.Sprintf("a zip archive no reader knows (members %q): not read", names))
+	sort.SliceStable(nested, func(i, j int) bool { return nested[i].Name < nested[j].Name })
+	for i, f := range nested {
+		at := display + "/" + f.Name
+		if i > 0 && nested[i-1].Name == f.Name {
+			known = true
+			in.addProblem(Problem{File: display, Line: 1, Message: fmt.Sprintf("member %q appears twice in the archive: it has two readings; the first is read", clip(f.Name, 80))})
+			continue
+		}
+		if depth > 0 {
+			// Two levels down: not read. It may hold a trace, so it is
+			// no silent gap.
+			known = true
+			in.addProblem(Problem{File: at, Line: 1, Message: "an archive inside an archive inside an archive: not read (archives are read one level deep; unpack it)"})
+			continue
+		}
+		mb, err := zipMember(f, limit)
+		if err != nil {
+			known = true
+			in.addProblem(Problem{File: at, Line: 1, Message: "archive member cannot be read (" + clip(err.Error(), 120) + "): a history it holds is missing"})
+			continue
+		}
+		var inner []string
+		if rn.readArchive(mb, in, at, depth+1, limit, &inner) {
+			known = true
+			continue
+		}
+		in.Notices = append(in.Notices, fmt.Sprintf("%s: a zip archive no reader knows (members %q): not read", clip(at, 200), inner))
+	}
+	return known
+}
+
+// pwTraceArchive: a Playwright trace archive, not any zip with a file
+// named *.trace (a project's sources, say): a *.trace named as Playwright
+// names them (trace.trace, N-trace.trace, test.trace), or one that starts
+// with a context-options record. A damaged trace.trace is still read (a
+// problem), not passed over.
+func pwTraceArchive(zr *zip.Reader) bool {
+	for _, f := range zr.File {
+		if !strings.HasSuffix(f.Name, ".trace") {
+			continue
+		}
+		base := path.Base(f.Name)
+		if base == "trace.trace" || base == "test.trace" || strings.HasSuffix(base, "-trace.trace") || startsContext(f) {
+			return true
+		}
+	}
+	return false
 }
 
 // zipDuplicate names a member that appears twice, if one does.

@@ -31,10 +31,14 @@ import (
 //     picker_accepted, with an intent: the page's URL is the destination
 //     (provider web), the file its content: the bytes when the trace holds
 //     them, the local path it names, else none (tied to no key);
-//   - click, dblclick, tap and press are judged by the conventions as the
+//   - click, dblclick, tap and press, and a dispatchEvent of a click (or
+//     submit, tap, pointerup...), are judged by the conventions as the
 //     Playwright MCP tool browser_click whose element is the selector
 //     (built in: a submit-shaped selector, role or name is send_fired; a
 //     profile may say otherwise);
+//   - a request the test sends itself (APIRequestContext.fetch) that
+//     writes is request_sent to its URL, keyed by each multipart file the
+//     trace holds the bytes of, else tied to no key;
 //   - a writing request (not GET, HEAD, OPTIONS) after a picker that no
 //     send follows is request_sent (an upload on choosing); its outcome,
 //     and that of a writing request after a send or before a send that
@@ -459,7 +463,7 @@ func (t *pwTrace) run() {
 			switch m := it.r.Get("method").String(); {
 			case m == "setInputFiles":
 				later = false
-			case pwClicks[m] && t.judgedSubmission(it):
+			case pwClickLike(it.r) && t.judgedSubmission(it):
 				later = true
 			}
 		}
@@ -521,6 +525,21 @@ func (t *pwTrace) destination(callID string) map[string]any {
 
 var pwClicks = map[string]bool{"click": true, "dblclick": true, "tap": true, "press": true}
 
+// pwClickLike: a click, dblclick, tap or press, or a dispatchEvent of a
+// click or submit (an event the page handles as that click: the same
+// send conventions judge it).
+func pwClickLike(r gjson.Result) bool {
+	m := r.Get("method").String()
+	if m == "dispatchEvent" {
+		switch strings.ToLower(r.Get("params.type").String()) {
+		case "click", "dblclick", "submit", "tap", "pointerup", "mouseup", "touchend":
+			return true
+		}
+		return false
+	}
+	return pwClicks[m]
+}
+
 func (t *pwTrace) before(it pwItem) {
 	r := it.r
 	method := r.Get("method").String()
@@ -529,7 +548,9 @@ func (t *pwTrace) before(it pwItem) {
 	switch {
 	case method == "setInputFiles":
 		t.picker(it, id, ts)
-	case pwClicks[method]:
+	case r.Get("class").String() == "APIRequestContext" && method == "fetch":
+		t.apiRequest(it, id, ts)
+	case pwClickLike(r):
 		if t.conv.page == nil {
 			t.conv.page = map[string]string{}
 		}
@@ -545,8 +566,12 @@ func (t *pwTrace) before(it pwItem) {
 // clickCall is a click or press as the tool call the conventions judge.
 func (t *pwTrace) clickCall(it pwItem, ts time.Time) ToolCall {
 	r := it.r
+	action := r.Get("method").String()
+	if action == "dispatchEvent" {
+		action += ":" + r.Get("params.type").String()
+	}
 	args, _ := json.Marshal(map[string]any{"element": r.Get("params.selector").String(),
-		"key": r.Get("params.key").String(), "action": r.Get("method").String()})
+		"key": r.Get("params.key").String(), "action": action})
 	return ToolCall{Task: t.task, TS: ts, Name: "browser_click", Args: string(args), Line: it.line}
 }
 
@@ -603,6 +628,74 @@ func (t *pwTrace) picker(it pwItem, id string, ts time.Time) {
 		fields["intent"] = intent
 		t.conv.event(t.task, ts, it.line, "picker_accepted", fields)
 	}
+}
+
+// apiRequest: a request the test sends itself (APIRequestContext.fetch:
+// request.post, page.request.put, ...). One that writes (a method that is
+// not GET/HEAD/OPTIONS, or any body) is request_sent whatever the page
+// shows: destination web / its URL; one intent for each multipart file
+// whose bytes the trace holds, else a crossing tied to no key (a form, a
+// JSON or raw body, a file without its bytes).
+func (t *pwTrace) apiRequest(it pwItem, id string, ts time.Time) {
+	params := it.r.Get("params")
+	method := strings.ToUpper(params.Get("method").String())
+	body := false
+	for _, k := range []string{"postData", "jsonData", "formData", "multipartData"} {
+		if v := params.Get(k); v.Exists() && v.Type != gjson.Null {
+			body = true
+		}
+	}
+	if method == "" {
+		method = "GET"
+		if body {
+			method = "POST"
+		}
+	}
+	if !pwWriting(method) && !body {
+		return
+	}
+	u := params.Get("url").String()
+	if i := strings.IndexByte(u, '#'); i >= 0 {
+		u = u[:i]
+	}
+	var dest map[string]any
+	if u != "" {
+		dest = map[string]any{"provider": "web", "id": clip(u, 2000)}
+	}
+	type file struct {
+		name    string
+		content map[string]any
+	}
+	var files []file
+	params.Get("multipartData").ForEach(func(_, p gjson.Result) bool {
+		if f := p.Get("file"); f.Exists() {
+			files = append(files, file{name: f.Get("name").String(), content: t.payload(f)})
+		}
+		return true
+	})
+	if len(files) == 0 {
+		files = append(files, file{}) // a body that is no file: no content to key
+	}
+	detail := method + " " + clip(u, 300)
+	t.crossed, t.sent = true, false
+	for i, f := range files {
+		intent := "pw:" + id
+		if i > 0 {
+			intent += fmt.Sprintf("#%d", i+1)
+		}
+		fields := map[string]any{"action": "fetch", "detail": detail}
+		if f.name != "" {
+			fields["file"] = clip(f.name, 300)
+		}
+		if dest != nil && f.content != nil {
+			t.conv.event(t.task, ts, it.line, "intent", map[string]any{"intent": intent, "destination": dest, "content": f.content})
+		} else {
+			intent = "unkeyed-" + intent
+		}
+		fields["intent"] = intent
+		t.conv.event(t.task, ts, it.line, "request_sent", fields)
+	}
+	t.sent = true
 }
 
 // localFile is the content of a file the trace names by path. Playwright

@@ -435,14 +435,17 @@ func TestPlaywright_AsOf(t *testing.T) {
 	}
 }
 
-// A walked folder reads a zip only when it holds a context's trace.
-func TestPlaywright_WalkReadsOnlyTraceArchives(t *testing.T) {
-	res, _ := readPW(t, Options{UnrecognizedIsProblem: true}, map[string][]byte{
+// A walked folder reads every zip: one that holds no trace is not recognized.
+func TestPlaywright_WalkReadsEveryArchive(t *testing.T) {
+	res, _ := readPW(t, Options{}, map[string][]byte{
 		"d/src.zip":   pwZip(map[string]string{"lib/stack.trace": "not a trace"}),
 		"d/trace.zip": pwZip(map[string]string{"0-trace.trace": pwLines(pwCtx)}),
 	}, "d")
 	noProblems(t, res)
-	if len(res.Inputs) != 1 || res.Inputs[0].Path != "d/trace.zip" || len(res.Skipped) != 1 || res.Skipped[0] != "d/src.zip" {
+	// A zip with a file named *.trace that no trace is (a project's
+	// sources) is read and not recognized: a notice, not a trace's problem.
+	if len(res.Inputs) != 2 || res.Inputs[0].Path != "d/src.zip" || res.Inputs[0].Format != FormatUnknown || len(res.Inputs[0].Notices) != 1 ||
+		res.Inputs[1].Path != "d/trace.zip" || res.Inputs[1].Format != FormatPlaywright || len(res.Skipped) != 0 {
 		t.Fatalf("inputs %+v skipped %v", res.Inputs, res.Skipped)
 	}
 }

@@ -113,13 +113,12 @@ func pwSingleTrace(br *bufio.Reader, display string) *pwArchive {
 	}
 }
 
-// isPlaywrightTrace reports whether a file found while walking a
-// directory is a Playwright trace (a zip archive holding a *.trace that
-// starts with context-options, or such a *.trace file): read, although
-// its name is no transcript's.
+// isPlaywrightTrace reports whether a *.trace file found while walking a
+// directory is a Playwright trace (it starts with context-options): read,
+// although its name is no transcript's. (Every *.zip found is read:
+// IsTranscriptName.)
 func isPlaywrightTrace(p string) bool {
-	lower := strings.ToLower(p)
-	if !strings.HasSuffix(lower, ".zip") && !strings.HasSuffix(lower, ".trace") {
+	if !strings.HasSuffix(strings.ToLower(p), ".trace") {
 		return false
 	}
 	f, err := os.Open(p)
@@ -129,26 +128,7 @@ func isPlaywrightTrace(p string) bool {
 	defer f.Close()
 	head := make([]byte, 4096)
 	n, _ := io.ReadFull(f, head)
-	head = head[:n]
-	if bytes.HasPrefix(head, zipMagic) {
-		st, err := f.Stat()
-		if err != nil {
-			return false
-		}
-		zr, err := zip.NewReader(f, st.Size())
-		if err != nil {
-			return false
-		}
-		// A trace of a browser context in it: any other zip with a file
-		// named *.trace (a project's sources, say) is no history.
-		for _, e := range zr.File {
-			if strings.HasSuffix(e.Name, ".trace") && startsContext(e) {
-				return true
-			}
-		}
-		return false
-	}
-	return strings.HasSuffix(lower, ".trace") && bytes.Contains(head, []byte(`"context-options"`))
+	return bytes.Contains(head[:n], []byte(`"context-options"`))
 }
 
 // startsContext: the entry's first bytes hold a context-options record.

@@ -154,14 +154,17 @@ type Result struct {
 // .jsonl, .ndjson or .json, each optionally .gz, and the names log
 // rotation gives them (events.jsonl.1, events.jsonl.2.gz,
 // events.jsonl-20261130): a rotated log left out would be a silent gap in
-// a history.
+// a history. Zip archives (.zip, .zip.gz, Inspect AI's .eval) are read
+// too, by their members: a trace.zip, or a CI artifact that holds one, cut
+// or damaged is a problem, never a file skipped.
 func IsTranscriptName(name string) bool {
 	n := strings.TrimSuffix(strings.ToLower(name), ".gz")
 	if i := strings.LastIndexAny(n, ".-"); i > 0 && allDigits(n[i+1:]) && (n[i] == '.' || len(n)-i-1 == 8) {
 		n = n[:i] // a rotation suffix: .N, or -YYYYMMDD
 	}
 	return strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".ndjson") || strings.HasSuffix(n, ".json") ||
-		strings.HasSuffix(n, ".eval") // Inspect AI logs (inspect_eval.go)
+		strings.HasSuffix(n, ".eval") || // Inspect AI logs (inspect_eval.go)
+		strings.HasSuffix(n, ".zip") // archives: Playwright traces, CI artifacts (inspect_eval.go)
 }
 
 func allDigits(s string) bool {
@@ -349,7 +352,7 @@ func (rn *run) readNativeAhead(s source, emit func(Event)) (in Input, native boo
 	if format == "" {
 		format = detect(peek, err != nil, rn.opt.Profile)
 	}
-	if format != FormatNative || isZipArchive(peek) {
+	if format != FormatNative || isZipArchive(peek) || zipName(s.path) {
 		return in, false // (an archive is read by its members, forced or not: readStream)
 	}
 	in.Format = FormatNative
@@ -622,7 +625,7 @@ func (g gzipErrors) Read(p []byte) (int, error) {
 // readStream detects the format (unless forced) and reads with its reader.
 func (rn *run) readStream(br *bufio.Reader, in *Input) {
 	peek, err := br.Peek(64 << 10)
-	if isZipArchive(peek) {
+	if isZipArchive(peek) || zipName(in.Path) {
 		rn.readZip(br, in) // an archive, whatever --input-format (inspect_eval.go)
 		return
 	}

@@ -327,6 +327,7 @@ func TestIsTranscriptName_RotatedLogsToo(t *testing.T) {
 		"events.jsonl.1": true, "events.jsonl.12.gz": true, "events.jsonl-20261130": true, "events.ndjson-20261130.gz": true,
 		"notes.txt": false, "report.pdf": false, "events.jsonl.bak": false, "events.jsonl-1": false,
 		"events.jsonl.123456789": false, "x.log.1": false, "jsonl": false,
+		"trace.zip": true, "run-1.ZIP.gz": true, "a.eval": true, "zip": false, "trace.zipx": false,
 	} {
 		if got := IsTranscriptName(name); got != want {
 			t.Errorf("IsTranscriptName(%q) = %v, want %v", name, got, want)
