@@ -50,9 +50,19 @@ const FormatStepFunctions = "stepfunctions"
 // millisecond, starting at the Unix epoch, with a notice: such times keep
 // the history's order only.
 //
+// HTTP Tasks (http:invoke) and API Gateway tasks (apigateway:invoke) get
+// the URL they call as the parameter InvokeUrl (the endpoint; for API
+// Gateway https://<ApiEndpoint>/<Stage><Path>): the built-in rule makes
+// one with a writing method a delivery to it.
+//
 // Problems: a history that is one page of several (nextToken set), that
 // does not start with ExecutionStarted, whose event ids skip or repeat,
-// and an event that cannot be read.
+// an event that cannot be read, and what has two readings: a repeated key
+// in the document or in the JSON text of a task's parameters or input, an
+// event type that is a known type in another letter case, and an event
+// that another history of the same execution (the same executionArn)
+// holds with another type, previous event, time or details (histories
+// that agree where they overlap are read once).
 
 // sfnEvent is one event of a Step Functions history.
 type sfnEvent struct {
@@ -217,13 +227,21 @@ func (rn *run) readSFNHistory(d *document, repeats *docRepeats, h gjson.Result, 
 			return true
 		}
 		e.line = line
-		if t, ok := sfnTime(r.Get("timestamp")); ok {
+		t, timed := sfnTime(r.Get("timestamp"))
+		if timed {
 			clock = t
 		} else {
 			clock = clock.Add(time.Millisecond)
 			synthetic++
 		}
 		e.ts = clock
+		if !rn.sfnAgrees(task, e, timed) {
+			// Another history of this execution, read before, holds
+			// another event of this id: two readings of one history.
+			in.addProblem(Problem{File: in.Path, Line: line, Task: task, Message: fmt.Sprintf(
+				"event %d differs from the event %d another history of this execution (the same executionArn) holds: two readings of one history, neither is taken", e.id, e.id)})
+			return true
+		}
 		evs = append(evs, e)
 		return true
 	})
@@ -263,9 +281,55 @@ func parseSFNEvent(r gjson.Result) (*sfnEvent, string) {
 		return nil, fmt.Sprintf("%s event without a positive numeric id: its place in the history cannot be checked", clip(e.typ, 60))
 	}
 	e.id = id
+	if known := claudeVariant(e.typ, sfnTypes); known != "" {
+		// A misspelt TaskScheduled would otherwise be skipped as a type
+		// of no meaning here: its delivery, if it was one, lost.
+		return nil, fmt.Sprintf("event %d: type %q differs from %s only in letter case or separators: a misspelt %s or another type, it cannot be told", id, clip(e.typ, 60), known, known)
+	}
 	e.prev, _ = strconv.ParseInt(idText(r.Get("previousEventId")), 10, 64)
 	e.details = r.Get(strings.ToLower(e.typ[:1]) + e.typ[1:] + "EventDetails")
 	return e, ""
+}
+
+// sfnTypes are the event types of the Step Functions API (HistoryEvent
+// type), against which a type in another letter case is told apart.
+var sfnTypes = map[string]bool{}
+
+func init() {
+	for _, t := range strings.Fields(`ActivityFailed ActivityScheduled ActivityScheduleFailed ActivityStarted
+		ActivitySucceeded ActivityTimedOut ChoiceStateEntered ChoiceStateExited ExecutionAborted ExecutionFailed
+		ExecutionStarted ExecutionSucceeded ExecutionTimedOut FailStateEntered LambdaFunctionFailed
+		LambdaFunctionScheduled LambdaFunctionScheduleFailed LambdaFunctionStarted LambdaFunctionStartFailed
+		LambdaFunctionSucceeded LambdaFunctionTimedOut MapIterationAborted MapIterationFailed MapIterationStarted
+		MapIterationSucceeded MapStateAborted MapStateEntered MapStateExited MapStateFailed MapStateStarted
+		MapStateSucceeded ParallelStateAborted ParallelStateEntered ParallelStateExited ParallelStateFailed
+		ParallelStateStarted ParallelStateSucceeded PassStateEntered PassStateExited SucceedStateEntered
+		SucceedStateExited TaskFailed TaskScheduled TaskStarted TaskStartFailed TaskStateAborted TaskStateEntered
+		TaskStateExited TaskSubmitFailed TaskSubmitted TaskSucceeded TaskTimedOut WaitStateAborted
+		WaitStateEntered WaitStateExited MapRunAborted MapRunFailed MapRunStarted MapRunSucceeded
+		ExecutionRedriven MapRunRedriven EvaluationFailed`) {
+		sfnTypes[t] = true
+	}
+}
+
+// sfnAgrees records what an event of an execution says (its type,
+// previous event, time and details, whitespace aside) and reports whether
+// every history of that execution read before that holds this event id
+// says the same. Overlapping histories of one execution (two pages, a
+// history fetched twice) are read once where they agree.
+func (rn *run) sfnAgrees(task string, e *sfnEvent, timed bool) bool {
+	ts := "-"
+	if timed {
+		ts = strconv.FormatInt(e.ts.UnixNano(), 10)
+	}
+	details := ""
+	if e.details.Exists() {
+		details = e.details.Get("@ugly").Raw
+	}
+	id := "sfn-event:" + task + "\x00" + strconv.FormatInt(e.id, 10)
+	first := rn.once(id)
+	fresh := rn.once(id + "\x00" + e.typ + "\x00" + strconv.FormatInt(e.prev, 10) + "\x00" + ts + "\x00" + details)
+	return first || !fresh
 }
 
 type sfnReader struct {
@@ -288,6 +352,8 @@ func (s *sfnReader) check(evs []*sfnEvent) {
 		switch {
 		case i == 0 && (e.typ != "ExecutionStarted" || e.id > 1):
 			s.problem(e.line, fmt.Sprintf("the history starts with %s (event %d), not ExecutionStarted: earlier events are missing", clip(e.typ, 60), e.id))
+		case prev > 0 && e.id == prev+2:
+			s.problem(e.line, fmt.Sprintf("event %d is missing", prev+1))
 		case prev > 0 && e.id > prev+1:
 			s.problem(e.line, fmt.Sprintf("events %d to %d are missing", prev+1, e.id-1))
 		case prev > 0 && e.id <= prev:
@@ -492,6 +558,9 @@ func (s *sfnReader) scheduled(e *sfnEvent, family string) {
 		}
 	}
 	if !s.once("call", e.id) {
+		// Read from another history of this execution, which agrees with
+		// this one up to here: this history's close event concludes it.
+		a.delivery = s.rn.seen[s.deliveryKey(e.id)]
 		return
 	}
 	if !e.details.IsObject() || e.details.Get("resource").String() == "" {
@@ -512,10 +581,61 @@ func (s *sfnReader) scheduled(e *sfnEvent, family string) {
 			}
 		}
 	}
+	args := sfnParameters(family, e.details)
+	if reps, _ := repeatedKeys(args, 1); len(reps) > 0 {
+		// JSON text inside a string (the API's parameters, an input):
+		// the document's scan does not see into it, and the conventions
+		// would read the first value of the repeated key.
+		where := "parameters."
+		if family != "Task" {
+			where = "input."
+		}
+		s.problem(e.line, repeatMessage(where+reps[0].path, "task's "+strings.TrimSuffix(where, ".")))
+		return
+	}
+	name := sfnCallName(family, e.details)
+	if strings.HasPrefix(name, "apigateway:invoke") || strings.HasPrefix(name, "http:invoke") {
+		args = sfnInvokeURL(args)
+	}
 	before := *s.conv.count
-	s.conv.Call(ToolCall{Task: s.task, TS: e.ts, ID: a.callID, Name: sfnCallName(family, e.details),
-		Args: sfnParameters(family, e.details), Line: e.line})
+	s.conv.Call(ToolCall{Task: s.task, TS: e.ts, ID: a.callID, Name: name, Args: args, Line: e.line})
 	a.delivery = *s.conv.count > before
+	if a.delivery {
+		s.rn.seen[s.deliveryKey(e.id)] = true
+	}
+}
+
+func (s *sfnReader) deliveryKey(id int64) string {
+	return "sfn:" + s.task + "|delivery" + strconv.FormatInt(id, 10)
+}
+
+// sfnInvokeURL gives an API Gateway task's parameters the URL it calls,
+// as InvokeUrl (a name API Gateway tasks do not take; the first of the
+// object, so it is the one read): https://<ApiEndpoint>/<Stage><Path>.
+// Without an ApiEndpoint the parameters stay as they are (the delivery
+// has no destination: no key).
+func sfnInvokeURL(args string) string {
+	p := gjson.Parse(args)
+	host := strings.TrimSpace(p.Get("ApiEndpoint").String())
+	if host == "" || !p.IsObject() {
+		return args
+	}
+	u := host
+	if !strings.Contains(host, "://") {
+		u = "https://" + host
+	}
+	u = strings.TrimSuffix(u, "/")
+	if st := strings.Trim(p.Get("Stage").String(), "/"); st != "" {
+		u += "/" + st
+	}
+	if path := p.Get("Path").String(); path != "" {
+		u += "/" + strings.TrimPrefix(path, "/")
+	}
+	rest := strings.TrimSpace(args)[1:]
+	if strings.TrimSpace(rest) != "}" {
+		rest = "," + rest
+	}
+	return `{"InvokeUrl":` + strconv.Quote(u) + rest
 }
 
 // callIntents are the intents a call declared (its pending parts).

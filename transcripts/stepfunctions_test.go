@@ -249,3 +249,128 @@ func TestStepFunctions_DetectionNeedsTheHistoryShape(t *testing.T) {
 		t.Errorf("format %s, want stepfunctions", ins[0].Format)
 	}
 }
+
+// problemsOf is the messages of an input's problems, one a line.
+func problemsOf(in Input) string {
+	var msgs []string
+	for _, p := range in.Problems {
+		msgs = append(msgs, p.Message)
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// A repeated key inside the JSON text of a task's parameters (or an
+// activity's or Lambda function's input) has two readings: the task is a
+// problem, not read with the first value.
+func TestStepFunctions_RepeatedParameterKeyIsAProblem(t *testing.T) {
+	cases := []struct{ name, typ, details, want string }{
+		{"parameters", "TaskScheduled", `{"resourceType": "sns", "resource": "publish", "parameters": "{\"TopicArn\":\"arn:aws:sns:eu-west-1:1:reports\",\"Message\":\"m\",\"TopicArn\":\"arn:aws:sns:eu-west-1:1:other\"}"}`,
+			`repeated key "parameters.TopicArn"`},
+		{"nested", "TaskScheduled", `{"resourceType": "aws-sdk:ses", "resource": "sendEmail", "parameters": "{\"Destination\":{\"ToAddresses\":[\"a@example.com\"],\"ToAddresses\":[\"b@example.com\"]},\"Message\":{}}"}`,
+			`repeated key "parameters.Destination.ToAddresses"`},
+		{"an activity's input", "ActivityScheduled", `{"resource": "arn:aws:states:eu-west-1:1:activity:send", "input": "{\"to\":\"a\",\"to\":\"b\"}"}`,
+			`repeated key "input.to"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ins, evs := readFiles(t, map[string]string{"h.json": sfnHistory(`"executionArn": "x", `, sfnStart(), sfnEv{c.typ, 1, c.details})}, Options{})
+			if got := problemsOf(ins[0]); !strings.Contains(got, c.want) || len(ins[0].Problems) != 1 || ins[0].Problems[0].Task != "x" || ins[0].Problems[0].Line != 3 {
+				t.Errorf("problems %+v, want one of task x at line 3 saying %s", ins[0].Problems, c.want)
+			}
+			assertLines(t, "events", brief(evs), []string{"x task_started relation=root @2"})
+		})
+	}
+}
+
+// Two histories of one execution (one executionArn) that overlap are
+// read once where they agree; an event they both hold that differs is a
+// problem of the later one, never dropped as a copy.
+func TestStepFunctions_DisagreeingOverlapIsAProblem(t *testing.T) {
+	other := strings.Replace(sfnSNS, ":reports", ":other", 1)
+	a := sfnHistory(`"executionArn": "x", `, sfnStart(), sfnEv{"TaskScheduled", 1, sfnSNS}, sfnEv{"TaskStarted", 2, sfnSNSRes})
+	same := sfnHistory(`"executionArn": "x", `, sfnStart(), sfnEv{"TaskScheduled", 1, sfnSNS}, sfnEv{"TaskStarted", 2, sfnSNSRes},
+		sfnEv{"TaskSucceeded", 3, `{}`})
+	b := sfnHistory(`"executionArn": "x", `, sfnStart(), sfnEv{"TaskScheduled", 1, other}, sfnEv{"TaskStarted", 2, sfnSNSRes})
+
+	ins, evs := readFiles(t, map[string]string{"a.json": a, "b.json": same}, Options{})
+	if len(ins[0].Problems)+len(ins[1].Problems) != 0 {
+		t.Errorf("an agreeing overlap: problems %+v %+v", ins[0].Problems, ins[1].Problems)
+	}
+	// The later file's response concludes the earlier file's call.
+	assertLines(t, "events", brief(evs), []string{"x task_started relation=root @2", "x intent dest=sns/arn:aws:sns:eu-west-1:1:reports @3",
+		"x request_sent tool=sns:publish @3", "x response ok=true @5"})
+
+	ins, _ = readFiles(t, map[string]string{"a.json": a, "b.json": b}, Options{})
+	if len(ins[0].Problems) != 0 || len(ins[1].Problems) == 0 || ins[1].Problems[0].Task != "x" || ins[1].Problems[0].Line != 3 ||
+		!strings.Contains(ins[1].Problems[0].Message, "event 2 differs") {
+		t.Errorf("a disagreeing overlap: problems %+v / %+v, want one of task x in b.json at line 3", ins[0].Problems, ins[1].Problems)
+	}
+	// A time is part of what an event says.
+	later := strings.Replace(a, "1795975201.5", "1795975299.5", 1)
+	ins, _ = readFiles(t, map[string]string{"a.json": a, "b.json": later}, Options{})
+	if len(ins[1].Problems) == 0 || !strings.Contains(ins[1].Problems[0].Message, "event 2 differs") {
+		t.Errorf("another time: problems %+v", ins[1].Problems)
+	}
+}
+
+// An event type that differs from a Step Functions type only in letter
+// case or separators is a problem, not an unknown type skipped.
+func TestStepFunctions_TypeCaseVariantIsAProblem(t *testing.T) {
+	for _, typ := range []string{"taskScheduled", "TASKSCHEDULED", "Task_Scheduled", "executionSucceeded"} {
+		t.Run(typ, func(t *testing.T) {
+			doc := sfnHistory(`"executionArn": "x", `, sfnStart(), sfnEv{typ, 1, sfnSNS})
+			ins, _ := readFiles(t, map[string]string{"h.json": doc}, Options{})
+			if got := problemsOf(ins[0]); !strings.Contains(got, "only in letter case or separators") || ins[0].Problems[0].Line != 3 {
+				t.Errorf("problems %+v", ins[0].Problems)
+			}
+		})
+	}
+	// Unknown types that are no variant stay unknown: skipped.
+	ins, _ := readFiles(t, map[string]string{"h.json": sfnHistory(`"executionArn": "x", `, sfnStart(), sfnEv{"SomeFutureEvent", 1, ""})}, Options{})
+	if len(ins[0].Problems) != 0 {
+		t.Errorf("problems %+v", ins[0].Problems)
+	}
+}
+
+// HTTP Tasks and API Gateway tasks with a writing method deliver their
+// request body to their endpoint; a GET does not.
+func TestStepFunctions_HTTPTasks(t *testing.T) {
+	http := func(method, body string) string {
+		p := fmt.Sprintf(`{"ApiEndpoint":"https://hooks.slack.com/services/T0/B0/x","Method":%q,"Authentication":{"ConnectionArn":"arn:aws:events:eu-west-1:1:connection/c"}%s}`, method, body)
+		return fmt.Sprintf(`{"resourceType": "http", "resource": "invoke", "parameters": %q}`, p)
+	}
+	apigw := `{"resourceType": "apigateway", "resource": "invoke", "parameters": "{\"ApiEndpoint\":\"x.execute-api.eu-west-1.amazonaws.com\",\"Method\":\"POST\",\"Stage\":\"prod\",\"Path\":\"/send\",\"RequestBody\":{\"a\":1}}"}`
+	cases := []struct {
+		name, details string
+		want          []string
+		sha           string
+	}{
+		{"http POST", http("POST", `,"RequestBody":{"text":"Weekly report"}`), []string{"x intent dest=http/https://hooks.slack.com/services/T0/B0/x @3",
+			"x request_sent tool=http:invoke @3"}, sha256Hex(`{"text":"Weekly report"}`)},
+		{"http put, a string body", http("put", `,"RequestBody":"hello"`), []string{"x intent dest=http/https://hooks.slack.com/services/T0/B0/x @3",
+			"x request_sent tool=http:invoke @3"}, sha256Hex("hello")},
+		{"http POST without a body: no key", http("POST", ""), []string{"x request_sent tool=http:invoke @3"}, ""},
+		{"http GET", http("GET", ""), nil, ""},
+		{"API Gateway POST", apigw, []string{"x intent dest=http/https://x.execute-api.eu-west-1.amazonaws.com/prod/send @3",
+			"x request_sent tool=apigateway:invoke @3"}, sha256Hex(`{"a":1}`)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ins, evs := readFiles(t, map[string]string{"h.json": sfnHistory(`"executionArn": "x", `, sfnStart(), sfnEv{"TaskScheduled", 1, c.details})}, Options{})
+			if len(ins[0].Problems) != 0 {
+				t.Errorf("problems %+v", ins[0].Problems)
+			}
+			assertLines(t, "events", brief(evs), append([]string{"x task_started relation=root @2"}, c.want...))
+			for _, e := range evs {
+				if e.Type == "intent" {
+					if ct, _ := e.Fields["content"].(map[string]any); ct["sha256"] != c.sha {
+						t.Errorf("content %v, want sha256 %s", e.Fields["content"], c.sha)
+					}
+				}
+				if e.Type == "request_sent" && c.sha == "" && e.Fields["intent"] == nil {
+					t.Errorf("a body-less POST has no intent field: %v", e.Fields)
+				}
+			}
+		})
+	}
+}
