@@ -30,9 +30,13 @@ const FormatInspect = "inspect-ai"
 // longer pending, at completed: an error (a ToolCallError, failed: true, or
 // a result that says error by toolresult.go's convention) is a response not
 // ok. A tool error of type "approval" (an approver rejected the call) or
-// "parsing" (its arguments could not be parsed) means the tool never ran:
-// no crossing. A pending tool event is a call without a result. Tool
-// events nested in subtask events (older logs) are read as the sample's.
+// "parsing" (its arguments could not be parsed), spelled so, means the
+// tool never ran: no crossing; with a result (the tool ran after all) it
+// is a contradiction, a problem, and the call counts as crossed. A
+// pending tool event is a call without a result. Tool events nested in
+// subtask events (older logs) or in tool events (an agent run as a tool)
+// are read as the sample's, to a bound. A case variant of an event type
+// ("Tool") is a problem; so is a sample read twice with different content.
 //
 // Without events (older or redacted logs), the sample's messages: an
 // assistant message's tool_calls are the calls, tool messages (tool_call_id,
@@ -44,7 +48,8 @@ const FormatInspect = "inspect-ai"
 //
 // A log that holds no samples although its eval had some (written with
 // --no-log-samples, or cut) cannot show what they did: a problem of no
-// task.
+// task. So is a sample the log lists (dataset sample_ids, an archive's
+// summaries) that it does not hold.
 
 // inspectDocument: an eval log (eval object and a samples list or a log
 // version), or one sample (id, epoch and messages or events).
