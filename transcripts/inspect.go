@@ -31,9 +31,10 @@ const FormatInspect = "inspect-ai"
 // a result that says error by toolresult.go's convention) is a response not
 // ok. A tool error of type "approval" (an approver rejected the call) or
 // "parsing" (its arguments could not be parsed), spelled so, means the
-// tool never ran: no crossing; with a result (the tool ran after all) it
-// is a contradiction, a problem, and the call counts as crossed. A
-// pending tool event is a call without a result. Tool events nested in
+// tool never ran: no crossing; with a result (or a tool message with
+// content: the tool ran after all) it is a contradiction, a problem, and
+// the call counts as crossed. A pending tool event is a call without a
+// result. Tool events nested in
 // subtask events (older logs) or in tool events (an agent run as a tool)
 // are read as the sample's, to a bound. A case variant of an event type
 // ("Tool") is a problem; so is a sample read twice with different content.
@@ -517,6 +518,10 @@ func (s *inspectSampleReader) messages(list gjson.Result) {
 			}
 			res := toolResult{TS: ts, Line: line}
 			switch {
+			case truthy(errv) && neverRan(errv) && ranResult(m.Get("content")):
+				s.problem(line, fmt.Sprintf("result of tool call %q (%s): its error (%s) says the tool never ran, but it has content: it may have run, and delivered",
+					clip(callID, 60), clip(m.Get("function").String(), 60), errv.Get("type").String()))
+				res.Error = true
 			case truthy(errv) && neverRan(errv):
 				res.Denied = true
 			case truthy(errv):

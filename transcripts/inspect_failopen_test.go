@@ -158,3 +158,22 @@ func TestInspect_ListedSampleMissing(t *testing.T) {
 		t.Errorf("archive, a missing epoch: problems %q", problemText(res.Inputs))
 	}
 }
+
+// The same contradiction in a sample read from its messages: a tool
+// message that answers a call of the sample, whose error says it never
+// ran, with content.
+func TestInspect_NeverRanMessageWithContent(t *testing.T) {
+	sample := func(content string) string {
+		return `{"id": 1, "epoch": 1, "input": "x", "messages": [
+{"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "function": "slack_post_message", "arguments": ` + inspectArgs + `}]},
+{"role": "tool", "tool_call_id": "c1", "function": "slack_post_message", "content": ` + content + `, "error": {"type": "approval", "message": "rejected"}}]}`
+	}
+	ins, evs := readFiles(t, map[string]string{"log.json": inspectLog(sample(`"message posted"`))}, Options{})
+	if !strings.Contains(problemText(ins), "never ran") || len(ofType(evs, "request_sent")) != 1 {
+		t.Errorf("content after a rejection: problems %q, events %v", problemText(ins), brief(evs))
+	}
+	ins, evs = readFiles(t, map[string]string{"log.json": inspectLog(sample(`""`))}, Options{})
+	if problemText(ins) != "" || len(ofType(evs, "request_sent")) != 0 {
+		t.Errorf("a rejection: problems %q, events %v", problemText(ins), brief(evs))
+	}
+}
