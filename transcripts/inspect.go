@@ -50,7 +50,8 @@ const FormatInspect = "inspect-ai"
 // A log that holds no samples although its eval had some (written with
 // --no-log-samples, or cut) cannot show what they did: a problem of no
 // task. So is a sample the log lists (dataset sample_ids, an archive's
-// summaries) that it does not hold.
+// summaries) that it does not hold, or fewer samples than its results
+// count (total_samples: every sample of every epoch).
 
 // inspectDocument: an eval log (eval object and a samples list or a log
 // version), or one sample (id, epoch and messages or events).
@@ -168,15 +169,26 @@ func (h inspectHeld) missing(in *Input, header, summaries gjson.Result, where st
 		}
 		return true
 	})
-	if len(lost) == 0 {
-		return
-	}
 	why := "what it did cannot be seen, and it may have delivered"
 	if st := header.Get("status").String(); st == "started" {
 		why = "the eval was still running (status started): it may be running, and delivering, now"
 	}
-	in.addProblem(Problem{File: in.Path, Line: line, Message: fmt.Sprintf("%s lists sample(s) %s whose history it does not hold: %s",
-		clip(where, 80), strings.Join(lost, ", "), why)})
+	if len(lost) > 0 {
+		in.addProblem(Problem{File: in.Path, Line: line, Message: fmt.Sprintf("%s lists sample(s) %s whose history it does not hold: %s",
+			clip(where, 80), strings.Join(lost, ", "), why)})
+		return
+	}
+	// The results count every sample of every epoch (total_samples).
+	n := 0
+	for k := range h {
+		if strings.HasPrefix(k, "epoch:") {
+			n++
+		}
+	}
+	if total := header.Get("results.total_samples").Int(); int64(n) < total {
+		in.addProblem(Problem{File: in.Path, Line: line, Message: fmt.Sprintf("%s holds %d of its eval's %d sample(s) (results.total_samples): what the others did cannot be seen, and they may have delivered",
+			clip(where, 80), n, total)})
+	}
 }
 
 // inspectNoSamples: a log without samples whose eval ran some.

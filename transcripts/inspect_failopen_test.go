@@ -139,9 +139,16 @@ func TestInspect_ListedSampleMissing(t *testing.T) {
 		t.Errorf("JSON log: problems %q, want one naming w49", problemText(ins))
 	}
 	// Every listed sample present: no problem.
-	ins, _ = readFiles(t, map[string]string{"log.json": strings.Replace(header, `, "w49"`, "", 1) + `, "samples": [` + sample + `]}`}, Options{})
+	complete := strings.NewReplacer(`, "w49"`, "", `"total_samples": 2, "completed_samples": 2`, `"total_samples": 1, "completed_samples": 1`).Replace(header)
+	ins, _ = readFiles(t, map[string]string{"log.json": complete + `, "samples": [` + sample + `]}`}, Options{})
 	if problemText(ins) != "" {
 		t.Errorf("complete log: problems %q", problemText(ins))
+	}
+	// No ids, but the results count two samples (every epoch's): one is
+	// missing.
+	ins, _ = readFiles(t, map[string]string{"log.json": strings.Replace(header, `, "w49"`, "", 1) + `, "samples": [` + sample + `]}`}, Options{})
+	if !strings.Contains(problemText(ins), "holds 1 of its eval's 2 sample(s)") {
+		t.Errorf("counted, not held: problems %q", problemText(ins))
 	}
 	// An archive: the header's ids and summaries.json.
 	dir := t.TempDir()
