@@ -1,8 +1,10 @@
 package transcripts
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,9 +30,14 @@ const FormatInspect = "inspect-ai"
 // longer pending, at completed: an error (a ToolCallError, failed: true, or
 // a result that says error by toolresult.go's convention) is a response not
 // ok. A tool error of type "approval" (an approver rejected the call) or
-// "parsing" (its arguments could not be parsed) means the tool never ran:
-// no crossing. A pending tool event is a call without a result. Tool
-// events nested in subtask events (older logs) are read as the sample's.
+// "parsing" (its arguments could not be parsed), spelled so, means the
+// tool never ran: no crossing; with a result (or a tool message with
+// content: the tool ran after all) it is a contradiction, a problem, and
+// the call counts as crossed. A pending tool event is a call without a
+// result. Tool events nested in
+// subtask events (older logs) or in tool events (an agent run as a tool)
+// are read as the sample's, to a bound. A case variant of an event type
+// ("Tool") is a problem; so is a sample read twice with different content.
 //
 // Without events (older or redacted logs), the sample's messages: an
 // assistant message's tool_calls are the calls, tool messages (tool_call_id,
@@ -42,7 +49,9 @@ const FormatInspect = "inspect-ai"
 //
 // A log that holds no samples although its eval had some (written with
 // --no-log-samples, or cut) cannot show what they did: a problem of no
-// task.
+// task. So is a sample the log lists (dataset sample_ids, an archive's
+// summaries) that it does not hold, or fewer samples than its results
+// count (total_samples: every sample of every epoch).
 
 // inspectDocument: an eval log (eval object and a samples list or a log
 // version), or one sample (id, epoch and messages or events).
@@ -105,13 +114,81 @@ func (rn *run) readInspect(d *document) {
 		rn.inspectNoSamples(d.in, d.root, 1)
 		return
 	}
+	held := inspectHeld{}
 	samples.ForEach(func(_, s gjson.Result) bool {
 		if d.partial(s) {
 			return false
 		}
+		held.add(s)
 		rn.inspectSample(conv, d, repeats, s, ev)
 		return true
 	})
+	held.missing(d.in, d.root, gjson.Result{}, d.in.Path, 1)
+}
+
+// inspectHeld are the samples a log holds: ids, and ids with epochs.
+type inspectHeld map[string]bool
+
+func (h inspectHeld) add(smp gjson.Result) {
+	id := idText(smp.Get("id"))
+	h["id:"+id] = true
+	h[fmt.Sprintf("epoch:%s/%d", id, smp.Get("epoch").Int())] = true
+}
+
+// missing: a sample the log lists (its dataset's sample_ids, an entry of
+// its summaries) whose history it does not hold may have crossed: a
+// problem, as a referenced task with no history is (SPEC §4). A log
+// still running is said to be (its samples may not be written yet), and
+// still fails closed.
+func (h inspectHeld) missing(in *Input, header, summaries gjson.Result, where string, line int) {
+	var lost []string
+	seen := map[string]bool{}
+	note := func(k, what string) {
+		if !h[k] && !seen[k] && len(lost) < 5 {
+			lost = append(lost, what)
+		}
+		seen[k] = true
+	}
+	header.Get("eval.dataset.sample_ids").ForEach(func(_, v gjson.Result) bool {
+		if id := idText(v); id != "" {
+			note("id:"+id, strconv.Quote(clip(id, 40)))
+		}
+		return true
+	})
+	summaries.ForEach(func(_, v gjson.Result) bool {
+		if id := idText(v.Get("id")); id != "" {
+			e := v.Get("epoch")
+			switch {
+			case seen["id:"+id] && !h["id:"+id]:
+				// named missing already, with all its epochs
+			case e.Type == gjson.Number:
+				note(fmt.Sprintf("epoch:%s/%d", id, e.Int()), fmt.Sprintf("%s epoch %d", strconv.Quote(clip(id, 40)), e.Int()))
+			default:
+				note("id:"+id, strconv.Quote(clip(id, 40)))
+			}
+		}
+		return true
+	})
+	why := "what it did cannot be seen, and it may have delivered"
+	if st := header.Get("status").String(); st == "started" {
+		why = "the eval was still running (status started): it may be running, and delivering, now"
+	}
+	if len(lost) > 0 {
+		in.addProblem(Problem{File: in.Path, Line: line, Message: fmt.Sprintf("%s lists sample(s) %s whose history it does not hold: %s",
+			clip(where, 80), strings.Join(lost, ", "), why)})
+		return
+	}
+	// The results count every sample of every epoch (total_samples).
+	n := 0
+	for k := range h {
+		if strings.HasPrefix(k, "epoch:") {
+			n++
+		}
+	}
+	if total := header.Get("results.total_samples").Int(); int64(n) < total {
+		in.addProblem(Problem{File: in.Path, Line: line, Message: fmt.Sprintf("%s holds %d of its eval's %d sample(s) (results.total_samples): what the others did cannot be seen, and they may have delivered",
+			clip(where, 80), n, total)})
+	}
 }
 
 // inspectNoSamples: a log without samples whose eval ran some.
@@ -191,9 +268,16 @@ func (rn *run) inspectSample(conv *conventions, d *document, repeats *docRepeats
 		}
 	}
 	s.last = start
+	digest := "inspect-sample-digest:" + task + "|" + inspectSampleDigest(smp)
 	if !rn.once("inspect-sample:" + task) {
-		return // the same sample read before (a log and its archive, say)
+		// The same sample read before (a log and its archive, say): a
+		// copy is read once; other content is two readings of it.
+		if !rn.seen[digest] {
+			s.problem(line, fmt.Sprintf("sample %s appears twice with different content: it has two readings", clip(task, 80)))
+		}
+		return
 	}
+	rn.seen[digest] = true
 	conv.lifecycle(task, start, line, "task_started", map[string]any{"relation": "root"})
 	if useEvents {
 		s.events(events, 0)
@@ -217,6 +301,22 @@ func (rn *run) inspectSample(conv *conventions, d *document, repeats *docRepeats
 	conv.lifecycle(task, end, line, "task_ended", map[string]any{"status": status})
 }
 
+// inspectSampleDigest is what a sample says that its reading rests on:
+// its events and messages (insignificant whitespace aside), whether it
+// failed. Two copies of one sample (a JSON log and its .eval) agree.
+func inspectSampleDigest(smp gjson.Result) string {
+	var b bytes.Buffer
+	for _, k := range []string{"events", "messages"} {
+		v := smp.Get(k)
+		if err := json.Compact(&b, []byte(v.Raw)); err != nil {
+			b.WriteString(v.Raw)
+		}
+		b.WriteByte(0)
+	}
+	fmt.Fprintf(&b, "%v|%v", truthy(smp.Get("error")), truthy(smp.Get("limit")))
+	return sha256Hex(b.String())
+}
+
 // at is a record's time: its own, else the last time plus 1 ms.
 func (s *inspectSampleReader) at(r gjson.Result, keys ...string) time.Time {
 	for _, k := range keys {
@@ -231,13 +331,33 @@ func (s *inspectSampleReader) at(r gjson.Result, keys ...string) time.Time {
 	return s.last
 }
 
-// neverRan: a tool error that says the tool was not run.
+// neverRan: a tool error that says the tool was not run. Only Inspect's
+// own spelling is that type: "Approval" is some other error, after which
+// the tool may have run.
 func neverRan(errv gjson.Result) bool {
-	switch strings.ToLower(errv.Get("type").String()) {
+	switch errv.Get("type").String() {
 	case "approval", "parsing":
 		return true
 	}
 	return false
+}
+
+// inspectMaxDepth bounds the nesting of events the reader walks (subtasks,
+// agents used as tools); deeper events are a problem, not a silent cut.
+const inspectMaxDepth = 16
+
+// inspectEventTypes are the event types Inspect writes; a case variant of
+// one ("Tool") is not that type, and not another either: a problem.
+var inspectEventTypes = map[string]bool{"sample_init": true, "sample_limit": true, "sandbox": true, "state": true, "store": true,
+	"model": true, "tool": true, "approval": true, "input": true, "score": true, "score_edit": true, "error": true, "logger": true,
+	"info": true, "step": true, "subtask": true, "span_begin": true, "span_end": true, "compaction": true}
+
+// caseVariant: name differs from a known one in letter case only.
+func caseVariant(name string, known map[string]bool) bool {
+	if known[name] {
+		return false
+	}
+	return known[strings.ToLower(name)]
 }
 
 func (s *inspectSampleReader) events(list gjson.Result, depth int) {
@@ -245,13 +365,16 @@ func (s *inspectSampleReader) events(list gjson.Result, depth int) {
 		if s.d.partial(e) {
 			return false
 		}
-		switch e.Get("event").String() {
-		case "tool":
-			s.toolEvent(e)
-		case "subtask":
-			if depth < 8 {
-				s.events(e.Get("events"), depth+1)
-			}
+		typ := e.Get("event").String()
+		switch {
+		case typ == "tool":
+			s.toolEvent(e, depth)
+		case typ == "subtask":
+			s.at(e, "timestamp")
+			s.nested(e, depth)
+		case caseVariant(typ, inspectEventTypes):
+			s.problem(s.d.lineOf(e), fmt.Sprintf("event type %q differs from Inspect's %q in letter case only: what it records cannot be told", clip(typ, 40), strings.ToLower(typ)))
+			s.at(e, "timestamp")
 		default:
 			s.at(e, "timestamp")
 		}
@@ -259,7 +382,34 @@ func (s *inspectSampleReader) events(list gjson.Result, depth int) {
 	})
 }
 
-func (s *inspectSampleReader) toolEvent(e gjson.Result) {
+// nested reads the events an event holds (a subtask's, or an agent's run
+// as a tool) as the sample's, to a bound.
+func (s *inspectSampleReader) nested(e gjson.Result, depth int) {
+	evs := e.Get("events")
+	if !evs.IsArray() || !evs.Get("0").Exists() {
+		return
+	}
+	if depth+1 >= inspectMaxDepth {
+		s.problem(s.d.lineOf(evs), fmt.Sprintf("events nested deeper than %d levels are not read: what they did cannot be seen", inspectMaxDepth))
+		return
+	}
+	s.events(evs, depth+1)
+}
+
+// ranResult: a result that shows the tool ran (any content at all).
+func ranResult(r gjson.Result) bool {
+	switch r.Type {
+	case gjson.Null:
+		return false
+	case gjson.String:
+		return strings.TrimSpace(r.Str) != ""
+	case gjson.JSON:
+		return r.IsObject() && r.Raw != "{}" && len(r.Map()) > 0 || r.IsArray() && len(r.Array()) > 0
+	}
+	return r.Exists()
+}
+
+func (s *inspectSampleReader) toolEvent(e gjson.Result, depth int) {
 	line := s.d.lineOf(e)
 	name := e.Get("function").String()
 	ts := s.at(e, "timestamp")
@@ -280,6 +430,8 @@ func (s *inspectSampleReader) toolEvent(e gjson.Result) {
 	argText = inspectShellArgs(name, s.resolveAttachments(argText))
 	id := s.callID(e.Get("id").String(), line)
 	s.conv.Call(ToolCall{Task: s.task, TS: ts, ID: id, Name: name, Args: argText, Line: line})
+	// An agent run as a tool records its own tool events inside this one.
+	s.nested(e, depth)
 	if e.Get("pending").Bool() {
 		return // still running when the log was written: no result
 	}
@@ -298,6 +450,12 @@ func (s *inspectSampleReader) toolEvent(e gjson.Result) {
 	errv := e.Get("error")
 	res := toolResult{TS: end, Line: endLine, Output: argString(e.Get("result"))}
 	switch {
+	case truthy(errv) && neverRan(errv) && ranResult(e.Get("result")):
+		// The error says the tool never ran, its result that it did:
+		// two readings. Read as ran (crossed, unconfirmed), and say so.
+		s.problem(endLine, fmt.Sprintf("tool call %s: its error (%s) says the tool never ran, but it has a result: it may have run, and delivered",
+			clip(name, 60), errv.Get("type").String()))
+		res.Error = true
 	case truthy(errv) && neverRan(errv):
 		res.Denied = true
 	case truthy(errv), e.Get("failed").Bool():
@@ -372,6 +530,10 @@ func (s *inspectSampleReader) messages(list gjson.Result) {
 			}
 			res := toolResult{TS: ts, Line: line}
 			switch {
+			case truthy(errv) && neverRan(errv) && ranResult(m.Get("content")):
+				s.problem(line, fmt.Sprintf("result of tool call %q (%s): its error (%s) says the tool never ran, but it has content: it may have run, and delivered",
+					clip(callID, 60), clip(m.Get("function").String(), 60), errv.Get("type").String()))
+				res.Error = true
 			case truthy(errv) && neverRan(errv):
 				res.Denied = true
 			case truthy(errv):
@@ -381,11 +543,16 @@ func (s *inspectSampleReader) messages(list gjson.Result) {
 			}
 			s.conv.Result(key, res)
 		default:
+			if r := m.Get("role").String(); caseVariant(r, inspectRoles) {
+				s.problem(line, fmt.Sprintf("message role %q differs from %q in letter case only: what it records cannot be told", clip(r, 40), strings.ToLower(r)))
+			}
 			s.at(m, "timestamp")
 		}
 		return true
 	})
 }
+
+var inspectRoles = map[string]bool{"system": true, "user": true, "assistant": true, "tool": true}
 
 // inspectShellArgs gives Inspect's bash tool, whose command line is its
 // cmd argument, the command argument the conventions' shell rules read:
@@ -413,7 +580,11 @@ func inspectHasToolEvent(list gjson.Result, depth int) bool {
 		case "tool":
 			found = true
 		case "subtask":
-			found = depth < 8 && inspectHasToolEvent(e.Get("events"), depth+1)
+			found = depth < inspectMaxDepth && inspectHasToolEvent(e.Get("events"), depth+1)
+		default:
+			// A case variant ("Tool") is read from the events, where it
+			// is a problem, not passed over for the messages.
+			found = caseVariant(e.Get("event").String(), inspectEventTypes)
 		}
 		return !found
 	})

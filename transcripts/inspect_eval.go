@@ -238,6 +238,7 @@ func (rn *run) readInspectArchive(zr *zip.Reader, in *Input, limit int) {
 	conv := rn.conventions(in)
 	conv.hold = true
 	defer conv.flush()
+	held := inspectHeld{}
 	for _, name := range samples {
 		b, err := zipMember(members[name], limit)
 		if err != nil {
@@ -249,6 +250,7 @@ func (rn *run) readInspectArchive(zr *zip.Reader, in *Input, limit int) {
 			continue
 		}
 		d := &document{in: in, lines: newLineIndex(b), root: gjson.ParseBytes(b)}
+		held.add(d.root)
 		e := ev
 		e.member = name
 		conv.tag = map[string]any{"member": name}
@@ -260,5 +262,39 @@ func (rn *run) readInspectArchive(zr *zip.Reader, in *Input, limit int) {
 	conv.tag = nil
 	if len(samples) == 0 && !running {
 		rn.inspectNoSamples(in, header, 1)
+		return
 	}
+	if !running {
+		// A running eval's missing samples are its problem already.
+		held.missing(in, header, rn.inspectSummaries(in, members, limit), "the archive", 1)
+	}
+}
+
+// inspectSummaries: the archive's sample summaries (summaries.json, else
+// the journal's), each {id, epoch, ...}.
+func (rn *run) inspectSummaries(in *Input, members map[string]*zip.File, limit int) gjson.Result {
+	var names []string
+	if members["summaries.json"] != nil {
+		names = []string{"summaries.json"}
+	} else {
+		for name := range members {
+			if path.Dir(name) == "_journal/summaries" && strings.HasSuffix(name, ".json") {
+				names = append(names, name)
+			}
+		}
+		sort.Strings(names)
+	}
+	var all []string
+	for _, name := range names {
+		b, err := zipMember(members[name], limit)
+		if err != nil || !validJSON(b) || !gjson.ParseBytes(b).IsArray() {
+			in.addProblem(Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("%s: not a readable list of samples: which samples the eval ran cannot be told", name)})
+			continue
+		}
+		r := strings.TrimSpace(string(b))
+		if inner := strings.TrimSpace(r[1 : len(r)-1]); inner != "" {
+			all = append(all, inner)
+		}
+	}
+	return gjson.Parse("[" + strings.Join(all, ",") + "]")
 }

@@ -256,7 +256,14 @@ func TestInspect_Corpus(t *testing.T) {
 		t.Fatalf("format %s", in.Format)
 	}
 	var ids []string
+	counted := 0
 	for _, p := range in.Problems {
+		// The log's results count 4 samples (1 sample, 4 epochs), and it
+		// holds only the fourth epoch: the other three are missing.
+		if p.Task == "" && strings.Contains(p.Message, "holds 1 of its eval's 4 sample(s)") {
+			counted++
+			continue
+		}
 		if p.Task != ".../1/epoch-4" || !strings.Contains(p.Message, "whose call is not in the log") {
 			t.Errorf("problem %+v", p)
 		}
@@ -264,6 +271,9 @@ func TestInspect_Corpus(t *testing.T) {
 	}
 	if got := strings.Join(ids, " "); got != "bash_2 bash_4 bash_5 bash_6 bash_7 bash_8 bash_10 bash_11" {
 		t.Errorf("problems for %s", got)
+	}
+	if counted != 1 {
+		t.Errorf("%d problems for the samples the log counts and does not hold, want 1", counted)
 	}
 	assertLines(t, "events", brief(evs), []string{".../1/epoch-4 task_started relation=root @87", ".../1/epoch-4 task_ended status=completed @87"})
 }
