@@ -81,3 +81,20 @@ func TestDetect_ClaudeCodeSessionsThatBeginWithoutAMessage(t *testing.T) {
 		})
 	}
 }
+
+// A document with the shapes of two readers (second adversarial review,
+// case 8: an Inspect log or a LangSmith run with a Step Functions events
+// list) has two readings: a problem of the input, never a silent pick.
+func TestDetect_TwoReadersShapesAreAProblem(t *testing.T) {
+	sfn := `"events": [{"timestamp": 1795975200.0, "type": "ExecutionStarted", "id": 1, "previousEventId": 0, "executionStartedEventDetails": {}}]`
+	inspect := `{"version": 2, "status": "error", "eval": {"eval_id": "e1", "run_id": "r1", "task": "wr"}, "samples": [], ` + sfn + `}`
+	ls := `{"id": "r1", "name": "weekly", "run_type": "tool", "trace_id": "r1", "start_time": "2026-11-30T08:10:01Z", "inputs": {"channel": "C1"}, ` + sfn + `}`
+	for name, doc := range map[string]string{"inspect": inspect, "langsmith": ls} {
+		t.Run(name, func(t *testing.T) {
+			ins, evs := readFiles(t, map[string]string{"doc.json": doc}, Options{})
+			if len(ins[0].Problems) != 1 || !strings.Contains(ins[0].Problems[0].Message, "two readings") {
+				t.Fatalf("format %s, problems %+v, events %q, want a problem naming both readings", ins[0].Format, ins[0].Problems, brief(evs))
+			}
+		})
+	}
+}
