@@ -32,6 +32,11 @@ const FormatLangSmith = "langsmith"
 // it). LangSmith's own session_id is the tracing project, not a task.
 // Times without an offset (the API's "2026-11-30T08:10:00.123456") are
 // UTC. A run read twice (by id) is counted once.
+//
+// Problems, not guesses: a run_type that differs from a known one only in
+// letter case or separators ("Tool"); a run whose parent run is not in the
+// input (a partial export: the runs it lacks may have delivered anything);
+// one run id with two contents.
 
 type lsRun struct {
 	r                gjson.Result

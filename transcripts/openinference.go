@@ -16,7 +16,11 @@ import (
 const FormatOpenInference = "openinference"
 
 // openInferenceSpan maps a span's OpenInference attributes onto the GenAI
-// names the reader judges, never over a GenAI attribute the span has:
+// names the reader judges, never over a GenAI attribute the span has (where
+// both name the tool, call id, arguments or result they must agree, and
+// the kinds must agree with each other and with gen_ai.operation.name:
+// else the span has two readings, a conflict, which otel.go makes a
+// problem):
 //   - openinference.span.kind TOOL (or Phoenix's span_kind) is an
 //     execute_tool span; any other kind (LLM, CHAIN, AGENT, ...) is a GenAI
 //     span of its trace's task, with no evidence of its own;

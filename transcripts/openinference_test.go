@@ -120,6 +120,8 @@ func TestOpenInference_TwoReadingsAreAProblem(t *testing.T) {
 		{"tool names disagree", "TOOL", `{"openinference.span.kind": "TOOL", "gen_ai.tool.name": "slack_post_message", "tool.name": "lookup", ` + weekly + `}`},
 		{"span kinds disagree", "TOOL", `{"openinference": {"span": {"kind": "LLM"}}, "tool.name": "slack_post_message", ` + weekly + `}`},
 		{"span kinds disagree the other way", "LLM", `{"openinference.span.kind": "TOOL", "tool.name": "slack_post_message", ` + weekly + `}`},
+		{"a TOOL kind with another GenAI operation", "TOOL", `{"openinference.span.kind": "TOOL", "gen_ai.operation.name": "chat", "tool.name": "slack_post_message", ` + weekly + `}`},
+		{"results disagree", "TOOL", `{"openinference.span.kind": "TOOL", "tool.name": "slack_post_message", ` + weekly + `, "output.value": "{\"ok\": true}", "gen_ai.tool.call.result": "{\"ok\": false}"}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
