@@ -216,6 +216,12 @@ func builtinDocuments(doc gjson.Result) []string {
 		doc.Get("output").IsArray() && (doc.Get("output.0.type").Exists() || doc.Get("output.0.role").Exists()) ||
 		doc.Get("input").IsArray() && (doc.Get("input.0.type").Exists() || doc.Get("input.0.role").Exists()) ||
 		doc.IsArray() && doc.Get("0.type").Exists() && (doc.Get(`#(type%"*_call")`).Exists() || doc.Get(`#(type=="message")`).Exists()))
+	// One refinement, not two readings: an Inspect AI sample (id, epoch,
+	// input) holds chat messages, which the Inspect reader reads itself
+	// (its events, else those messages); the OpenAI reading sees less.
+	if len(out) == 2 && out[0] == FormatInspect && out[1] == FormatOpenAI {
+		out = out[:1]
+	}
 	return out
 }
 

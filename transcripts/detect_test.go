@@ -98,3 +98,16 @@ func TestDetect_TwoReadersShapesAreAProblem(t *testing.T) {
 		})
 	}
 }
+
+// An Inspect AI sample by itself has chat messages too (OpenAI's shape):
+// the Inspect reader reads them (and its events), so it is one reading,
+// the stricter one, and no problem.
+func TestDetect_InspectSampleIsNotTwoReadings(t *testing.T) {
+	doc := `{"id": "w48", "epoch": 1, "input": [{"role": "user", "content": "Post the weekly report"}],
+	"messages": [{"role": "user", "content": "Post the weekly report"},
+		{"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "function": "slack_post_message", "arguments": {"channel": "C024BE91L", "text": "weekly report"}}]}]}`
+	ins, evs := readFiles(t, map[string]string{"sample.json": doc}, Options{})
+	if ins[0].Format != FormatInspect || len(ins[0].Problems) != 0 || len(ofType(evs, "request_sent")) != 1 {
+		t.Errorf("format %s, problems %+v, events %q, want the Inspect reading", ins[0].Format, ins[0].Problems, brief(evs))
+	}
+}
