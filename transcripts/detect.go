@@ -3,6 +3,7 @@ package transcripts
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -173,34 +174,63 @@ func detectDocument(doc gjson.Result, p *Profile) string {
 	return FormatUnknown
 }
 
+// formatAmbiguous marks a document with the shapes of two or more
+// readers: it has two readings, and which one is meant cannot be told, so
+// it is a problem of its input, not read (ambiguousDocument), unless
+// --input-format says which.
+const formatAmbiguous = "ambiguous"
+
 func builtinDocument(doc gjson.Result) string {
-	switch {
-	case subagentMeta(doc):
-		return formatSubagentMeta
-	case stepFunctionsDocument(doc):
-		return FormatStepFunctions
-	case inspectDocument(doc):
-		return FormatInspect
-	case langSmithDocument(doc):
-		return FormatLangSmith
-	case doc.Get("events").IsArray() && doc.Get("events.0.eventType").Exists(),
-		doc.Get("history.events").IsArray() && doc.Get("history.events.0.eventType").Exists():
-		return FormatTemporal
-	case doc.Get("resourceSpans").IsArray():
-		return FormatOTel
-	case doc.Get("spans").IsArray() && doc.Get("spans.0.context.span_id").Exists(),
-		doc.IsArray() && doc.Get("0.context.span_id").Exists():
-		// Spans dumped by the OpenTelemetry Python SDK (ReadableSpan,
-		// as any-agent writes them): not OTLP, read by the same reader.
-		return FormatOTel
-	case doc.Get("messages").IsArray() && doc.Get("messages.0.role").Exists(),
-		doc.IsArray() && doc.Get("0.role").Exists(),
-		doc.Get("output").IsArray() && (doc.Get("output.0.type").Exists() || doc.Get("output.0.role").Exists()),
-		doc.Get("input").IsArray() && (doc.Get("input.0.type").Exists() || doc.Get("input.0.role").Exists()),
-		doc.IsArray() && doc.Get("0.type").Exists() && (doc.Get(`#(type%"*_call")`).Exists() || doc.Get(`#(type=="message")`).Exists()):
-		return FormatOpenAI
+	fs := builtinDocuments(doc)
+	switch len(fs) {
+	case 0:
+		return FormatUnknown
+	case 1:
+		return fs[0]
 	}
-	return FormatUnknown
+	return formatAmbiguous
+}
+
+// builtinDocuments lists every built-in format whose shape the document
+// has (each format once, in a fixed order).
+func builtinDocuments(doc gjson.Result) []string {
+	var out []string
+	add := func(f string, ok bool) {
+		if ok && (len(out) == 0 || out[len(out)-1] != f) {
+			out = append(out, f)
+		}
+	}
+	add(formatSubagentMeta, subagentMeta(doc))
+	add(FormatStepFunctions, stepFunctionsDocument(doc))
+	add(FormatInspect, inspectDocument(doc))
+	add(FormatLangSmith, langSmithDocument(doc))
+	add(FormatTemporal, doc.Get("events").IsArray() && doc.Get("events.0.eventType").Exists() ||
+		doc.Get("history.events").IsArray() && doc.Get("history.events.0.eventType").Exists())
+	add(FormatOTel, doc.Get("resourceSpans").IsArray())
+	// Spans dumped by the OpenTelemetry Python SDK (ReadableSpan, as
+	// any-agent writes them): not OTLP, read by the same reader.
+	add(FormatOTel, doc.Get("spans").IsArray() && doc.Get("spans.0.context.span_id").Exists() ||
+		doc.IsArray() && doc.Get("0.context.span_id").Exists())
+	add(FormatOpenAI, doc.Get("messages").IsArray() && doc.Get("messages.0.role").Exists() ||
+		doc.IsArray() && doc.Get("0.role").Exists() ||
+		doc.Get("output").IsArray() && (doc.Get("output.0.type").Exists() || doc.Get("output.0.role").Exists()) ||
+		doc.Get("input").IsArray() && (doc.Get("input.0.type").Exists() || doc.Get("input.0.role").Exists()) ||
+		doc.IsArray() && doc.Get("0.type").Exists() && (doc.Get(`#(type%"*_call")`).Exists() || doc.Get(`#(type=="message")`).Exists()))
+	// One refinement, not two readings: an Inspect AI sample (id, epoch,
+	// input) holds chat messages, which the Inspect reader reads itself
+	// (its events, else those messages); the OpenAI reading sees less.
+	if len(out) == 2 && out[0] == FormatInspect && out[1] == FormatOpenAI {
+		out = out[:1]
+	}
+	return out
+}
+
+// ambiguousDocument makes a document with two readers' shapes a problem
+// of its input: reading it by either could lose the other's deliveries.
+func (rn *run) ambiguousDocument(in *Input, doc gjson.Result) {
+	in.Format = FormatUnknown
+	in.addProblem(Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("the document has the shapes of %s: it has two readings, so it is not read (a check fails closed on it); --input-format says which reader is meant",
+		strings.Join(builtinDocuments(doc), " and "))})
 }
 
 func profileSource(p *Profile) *Source {

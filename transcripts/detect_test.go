@@ -81,3 +81,33 @@ func TestDetect_ClaudeCodeSessionsThatBeginWithoutAMessage(t *testing.T) {
 		})
 	}
 }
+
+// A document with the shapes of two readers (second adversarial review,
+// case 8: an Inspect log or a LangSmith run with a Step Functions events
+// list) has two readings: a problem of the input, never a silent pick.
+func TestDetect_TwoReadersShapesAreAProblem(t *testing.T) {
+	sfn := `"events": [{"timestamp": 1795975200.0, "type": "ExecutionStarted", "id": 1, "previousEventId": 0, "executionStartedEventDetails": {}}]`
+	inspect := `{"version": 2, "status": "error", "eval": {"eval_id": "e1", "run_id": "r1", "task": "wr"}, "samples": [], ` + sfn + `}`
+	ls := `{"id": "r1", "name": "weekly", "run_type": "tool", "trace_id": "r1", "start_time": "2026-11-30T08:10:01Z", "inputs": {"channel": "C1"}, ` + sfn + `}`
+	for name, doc := range map[string]string{"inspect": inspect, "langsmith": ls} {
+		t.Run(name, func(t *testing.T) {
+			ins, evs := readFiles(t, map[string]string{"doc.json": doc}, Options{})
+			if len(ins[0].Problems) != 1 || !strings.Contains(ins[0].Problems[0].Message, "two readings") {
+				t.Fatalf("format %s, problems %+v, events %q, want a problem naming both readings", ins[0].Format, ins[0].Problems, brief(evs))
+			}
+		})
+	}
+}
+
+// An Inspect AI sample by itself has chat messages too (OpenAI's shape):
+// the Inspect reader reads them (and its events), so it is one reading,
+// the stricter one, and no problem.
+func TestDetect_InspectSampleIsNotTwoReadings(t *testing.T) {
+	doc := `{"id": "w48", "epoch": 1, "input": [{"role": "user", "content": "Post the weekly report"}],
+	"messages": [{"role": "user", "content": "Post the weekly report"},
+		{"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "function": "slack_post_message", "arguments": {"channel": "C024BE91L", "text": "weekly report"}}]}]}`
+	ins, evs := readFiles(t, map[string]string{"sample.json": doc}, Options{})
+	if ins[0].Format != FormatInspect || len(ins[0].Problems) != 0 || len(ofType(evs, "request_sent")) != 1 {
+		t.Errorf("format %s, problems %+v, events %q, want the Inspect reading", ins[0].Format, ins[0].Problems, brief(evs))
+	}
+}

@@ -32,6 +32,11 @@ const FormatLangSmith = "langsmith"
 // it). LangSmith's own session_id is the tracing project, not a task.
 // Times without an offset (the API's "2026-11-30T08:10:00.123456") are
 // UTC. A run read twice (by id) is counted once.
+//
+// Problems, not guesses: a run_type that differs from a known one only in
+// letter case or separators ("Tool"); a run whose parent run is not in the
+// input (a partial export: the runs it lacks may have delivered anything);
+// one run id with two contents.
 
 type lsRun struct {
 	r                gjson.Result
@@ -115,6 +120,13 @@ func (rn *run) readLangSmith(d *document) {
 		}
 		errv := r.Get("error")
 		x.failed = truthy(errv) || strings.EqualFold(r.Get("status").String(), "error")
+		if known := lsRunTypeVariant(x.typ); known != "" {
+			// "Tool" for "tool": dropping it would lose a delivery,
+			// reading it would guess (as a native "Send_Fired" is).
+			in.addProblem(Problem{File: in.Path, Line: line, Message: fmt.Sprintf("run %s: run_type %q differs from the known run type %q only in letter case or separators: what the run did cannot be told",
+				clip(x.id, 60), clip(x.typ, 40), known)})
+			continue
+		}
 		if prev, dup := byID[x.id]; dup {
 			if prev.r.Raw != r.Raw {
 				in.addProblem(Problem{File: in.Path, Line: line, Message: fmt.Sprintf("run %s appears twice with different content: it has two readings", clip(x.id, 60))})
@@ -125,6 +137,16 @@ func (rn *run) readLangSmith(d *document) {
 		runs = append(runs, x)
 	}
 	repeats.rest(d)
+	// A run whose parent run is not in the input: a partial export (a
+	// filter, a cut), so runs of its trace may be missing, deliveries
+	// among them. The input is not whole: a problem of no task, since
+	// the missing runs may be any task's (as a cut document is).
+	for _, x := range runs {
+		if x.parent != "" && byID[x.parent] == nil {
+			in.addProblem(Problem{File: in.Path, Line: x.line, Message: fmt.Sprintf("run %s names parent run %s, which is not in the input: a partial export, runs of its trace (and what they did) may be missing",
+				clip(x.id, 60), clip(x.parent, 60))})
+		}
+	}
 	// A child inherits its parent's trace and thread (child_runs often
 	// leave them out).
 	var root func(x *lsRun, n int) *lsRun
@@ -243,6 +265,26 @@ func (rn *run) langSmithCall(conv *conventions, d *document, task string, x *lsR
 		failed = outputSaysError(o)
 	}
 	conv.Result(id, toolResult{TS: x.end, Error: failed, Line: x.endLine})
+}
+
+// lsRunTypes are LangSmith's run types.
+var lsRunTypes = []string{"tool", "chain", "llm", "retriever", "embedding", "prompt", "parser"}
+
+// lsRunTypeVariant is the known run type typ differs from only in letter
+// case, separators or spaces, or "" (typ is known, or another word).
+func lsRunTypeVariant(typ string) string {
+	norm := strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r == ' ' || r == '\t' {
+			return -1
+		}
+		return r
+	}, strings.ToLower(typ))
+	for _, k := range lsRunTypes {
+		if norm == k && typ != k {
+			return k
+		}
+	}
+	return ""
 }
 
 func firstNonEmpty(s ...string) string {

@@ -95,3 +95,31 @@ func FuzzReadLangSmith(f *testing.F) {
 		documentSaid(t, data, in, evs)
 	})
 }
+
+// A run_type that differs from a known one only in letter case or
+// separators ("Tool") is a problem of its run, as a native "Send_Fired"
+// is (second adversarial review, case 13): dropping it would lose a
+// delivery.
+func TestLangSmith_RunTypeCaseVariantIsAProblem(t *testing.T) {
+	for _, typ := range []string{"Tool", "TOOL", " tool"} {
+		doc := "[" + lsRunJSON("t1", typ, "t1", "", "2026-11-30T08:10:01Z", "2026-11-30T08:10:02Z", lsInputs) + "]"
+		ins, evs := readFiles(t, map[string]string{"runs.json": doc}, Options{})
+		if ins[0].Format != FormatLangSmith || len(ins[0].Problems) != 1 || !strings.Contains(ins[0].Problems[0].Message, "run_type") {
+			t.Errorf("run_type %q: format %s, problems %+v, events %q", typ, ins[0].Format, ins[0].Problems, brief(evs))
+		}
+	}
+}
+
+// A run whose parent run is not in the input: the export is partial (a
+// filtered or cut export), and what the missing runs did cannot be told
+// (second adversarial review, case 15). It is a problem of the input.
+func TestLangSmith_MissingParentIsAProblem(t *testing.T) {
+	doc := "[" + lsRunJSON("t1", "tool", "r1", "r1", "2026-11-30T08:10:01Z", "2026-11-30T08:10:02Z", lsInputs) + "]"
+	ins, evs := readFiles(t, map[string]string{"runs.json": doc}, Options{})
+	if len(ins[0].Problems) != 1 || !strings.Contains(ins[0].Problems[0].Message, "parent run") {
+		t.Fatalf("problems %+v, events %q, want the missing parent run", ins[0].Problems, brief(evs))
+	}
+	if len(ofType(evs, "request_sent")) != 1 {
+		t.Errorf("events %q: the tool run is still read", brief(evs))
+	}
+}

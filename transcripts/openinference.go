@@ -16,7 +16,11 @@ import (
 const FormatOpenInference = "openinference"
 
 // openInferenceSpan maps a span's OpenInference attributes onto the GenAI
-// names the reader judges, never over a GenAI attribute the span has:
+// names the reader judges, never over a GenAI attribute the span has (where
+// both name the tool, call id, arguments or result they must agree, and
+// the kinds must agree with each other and with gen_ai.operation.name:
+// else the span has two readings, a conflict, which otel.go makes a
+// problem):
 //   - openinference.span.kind TOOL (or Phoenix's span_kind) is an
 //     execute_tool span; any other kind (LLM, CHAIN, AGENT, ...) is a GenAI
 //     span of its trace's task, with no evidence of its own;
@@ -39,14 +43,26 @@ func openInferenceSpan(s *otelSpan) {
 		}
 	}
 	kind := strings.ToUpper(strings.TrimSpace(s.attr("openinference.span.kind")))
-	if kind == "" {
-		kind = strings.ToUpper(strings.TrimSpace(s.r.Get("span_kind").String()))
-		if kind == "INTERNAL" || kind == "SERVER" || kind == "CLIENT" || kind == "PRODUCER" || kind == "CONSUMER" || strings.HasPrefix(kind, "SPAN_KIND") {
-			kind = "" // an OpenTelemetry span kind, not OpenInference's
-		}
+	top := strings.ToUpper(strings.TrimSpace(s.r.Get("span_kind").String()))
+	if top == "INTERNAL" || top == "SERVER" || top == "CLIENT" || top == "PRODUCER" || top == "CONSUMER" || strings.HasPrefix(top, "SPAN_KIND") {
+		top = "" // an OpenTelemetry span kind, not OpenInference's
+	}
+	switch {
+	case kind == "":
+		kind = top
+	case top != "" && top != kind:
+		// Phoenix's span_kind and the attribute say two things: a tool
+		// call or not cannot be told.
+		s.setConflict("openinference.span.kind and span_kind")
 	}
 	if kind == "" {
 		return
+	}
+	if s.op != "" && (kind == "TOOL") != (s.op == "execute_tool") {
+		s.setConflict("gen_ai.operation.name and openinference.span.kind")
+	}
+	if kind == "TOOL" {
+		oiDisagree(s)
 	}
 	if !s.r.Get("status").Exists() {
 		if c := s.r.Get("status_code"); c.Exists() {
@@ -96,6 +112,71 @@ func openInferenceSpan(s *otelSpan) {
 		if v, ok := s.attrs["session.id"]; ok && strings.TrimSpace(v.text) != "" {
 			s.attrs[convAttr] = v
 		}
+	}
+}
+
+// oiDisagree marks a TOOL span whose GenAI and OpenInference attributes
+// both say what the call was, differently (the tool, its id, its
+// arguments, its result): two readings of one call, so neither is taken
+// (the span is a problem of its input, otel.go). The same JSON in another
+// layout or key order is one reading.
+func oiDisagree(s *otelSpan) {
+	pairs := []struct {
+		genAI string
+		oi    []string
+		args  bool
+	}{
+		{"gen_ai.tool.name", []string{"tool.name"}, false},
+		{"gen_ai.tool.call.id", []string{"tool_call.id"}, false},
+		{"gen_ai.tool.call.arguments", []string{"input.value", "tool_call.function.arguments"}, true},
+		{"gen_ai.tool.call.result", []string{"output.value"}, false},
+	}
+	for _, p := range pairs {
+		var first, firstName string
+		for _, name := range append([]string{p.genAI}, p.oi...) {
+			v, ok := s.attrs[name]
+			if !ok {
+				continue
+			}
+			c := oiCanonical(v.text, p.args)
+			if firstName == "" {
+				first, firstName = c, name
+				continue
+			}
+			if c != first {
+				s.setConflict(firstName + " and " + name)
+				return
+			}
+		}
+	}
+}
+
+// oiCanonical is a value's JSON without layout or key order (its trimmed
+// text when it is not JSON); as arguments, text that is not a JSON object
+// is {"input": text}, as the reader takes it.
+func oiCanonical(text string, args bool) string {
+	t := strings.TrimSpace(text)
+	if args && (!validJSONString(t) || !gjson.Parse(t).IsObject()) {
+		t = object("input", text)
+	}
+	var v any
+	dec := json.NewDecoder(strings.NewReader(t))
+	dec.UseNumber() // 2^53+1 and 2^53 are two readings
+	if !validJSONString(t) || dec.Decode(&v) != nil {
+		return t
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return t
+	}
+	return string(b)
+}
+
+// setConflict records the span's first two readings (otel.go makes a
+// span with a conflict a problem, not evidence).
+func (s *otelSpan) setConflict(what string) {
+	if s.conflict == "" {
+		s.conflict = what
 	}
 }
 

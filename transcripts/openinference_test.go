@@ -73,9 +73,10 @@ func TestOpenInference_ArgumentsAndNames(t *testing.T) {
 	if len(got) != 1 || !strings.HasPrefix(got[0], "post_update unkeyed-call:") {
 		t.Errorf("request_sent events %q, want one unkeyed post_update (no destination argument)", got)
 	}
-	// GenAI attributes win over OpenInference's.
+	// GenAI attributes are read with OpenInference's (when both name the
+	// call, they must agree: TestOpenInference_TwoReadingsAreAProblem).
 	doc = "[" + phoenixSpan(oiTrace, "d4e5f60718293a4b", "", "TOOL", "OK",
-		`{"openinference.span.kind": "TOOL", "gen_ai.tool.name": "slack_post_message", "tool.name": "lookup", "input.value": "{\"channel\": \"C024BE91L\", \"text\": \"weekly report\"}"}`) + "]"
+		`{"openinference.span.kind": "TOOL", "gen_ai.tool.name": "slack_post_message", "input.value": "{\"channel\": \"C024BE91L\", \"text\": \"weekly report\"}"}`) + "]"
 	_, evs = readFiles(t, map[string]string{"spans.json": doc}, Options{})
 	if n := len(ofType(evs, "request_sent")); n != 1 {
 		t.Errorf("%d request_sent, want the gen_ai.tool.name slack_post_message's one", n)
@@ -104,4 +105,38 @@ func FuzzReadOpenInference(f *testing.F) {
 		in, evs := fuzzRead(t, data, Options{InputFormat: FormatOpenInference})
 		documentSaid(t, data, in, evs)
 	})
+}
+
+// One span, two readings (second adversarial review, cases 5 and 9): the
+// GenAI and the OpenInference attributes of a TOOL span disagree on the
+// call, or Phoenix's span_kind and openinference.span.kind disagree on
+// what the span is. Neither reading is taken silently: the span is a
+// problem of its input (a check stops HISTORY_UNREADABLE).
+func TestOpenInference_TwoReadingsAreAProblem(t *testing.T) {
+	const weekly = `"input.value": "{\"channel\": \"C024BE91L\", \"text\": \"weekly report\"}"`
+	cases := []struct{ name, kind, attrs string }{
+		{"arguments disagree", "TOOL", `{"openinference.span.kind": "TOOL", "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "slack_post_message",
+			"gen_ai.tool.call.arguments": "{\"channel\": \"COTHER\", \"text\": \"hello\"}", ` + weekly + `}`},
+		{"tool names disagree", "TOOL", `{"openinference.span.kind": "TOOL", "gen_ai.tool.name": "slack_post_message", "tool.name": "lookup", ` + weekly + `}`},
+		{"span kinds disagree", "TOOL", `{"openinference": {"span": {"kind": "LLM"}}, "tool.name": "slack_post_message", ` + weekly + `}`},
+		{"span kinds disagree the other way", "LLM", `{"openinference.span.kind": "TOOL", "tool.name": "slack_post_message", ` + weekly + `}`},
+		{"a TOOL kind with another GenAI operation", "TOOL", `{"openinference.span.kind": "TOOL", "gen_ai.operation.name": "chat", "tool.name": "slack_post_message", ` + weekly + `}`},
+		{"results disagree", "TOOL", `{"openinference.span.kind": "TOOL", "tool.name": "slack_post_message", ` + weekly + `, "output.value": "{\"ok\": true}", "gen_ai.tool.call.result": "{\"ok\": false}"}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			doc := "[" + phoenixSpan(oiTrace, "d4e5f60718293a4b", "", c.kind, "OK", c.attrs) + "]"
+			ins, evs := readFiles(t, map[string]string{"spans.json": doc}, Options{})
+			if len(ins[0].Problems) != 1 || !strings.Contains(ins[0].Problems[0].Message, "two readings") {
+				t.Fatalf("problems %+v (events %q), want the span's two readings", ins[0].Problems, brief(evs))
+			}
+		})
+	}
+	// The same call under both names is one reading.
+	doc := "[" + phoenixSpan(oiTrace, "d4e5f60718293a4b", "", "TOOL", "OK", `{"openinference.span.kind": "TOOL", "gen_ai.tool.name": "slack_post_message",
+		"gen_ai.tool.call.arguments": "{\"text\":\"weekly report\",\"channel\":\"C024BE91L\"}", "tool.name": "slack_post_message", `+weekly+`}`) + "]"
+	ins, evs := readFiles(t, map[string]string{"spans.json": doc}, Options{})
+	if len(ins[0].Problems) != 0 || len(ofType(evs, "request_sent")) != 1 {
+		t.Errorf("agreeing names: problems %+v, events %q", ins[0].Problems, brief(evs))
+	}
 }

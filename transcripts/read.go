@@ -740,6 +740,8 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 		rn.readOTel(d) // OpenInference spans are OpenTelemetry spans (openinference.go)
 	case FormatProfile:
 		rn.readProfileDocument(d)
+	case formatAmbiguous:
+		rn.ambiguousDocument(in, parsed) // detect.go
 	case formatSubagentMeta:
 		in.Format = FormatUnknown
 		in.Notices = append(in.Notices, subagentMetaNotice(parsed))
