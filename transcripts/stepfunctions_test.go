@@ -250,8 +250,8 @@ func TestStepFunctions_DetectionNeedsTheHistoryShape(t *testing.T) {
 	}
 }
 
-// problemsOf is the messages of an input's problems, one a line.
-func problemsOf(in Input) string {
+// sfProblemsOf is the messages of an input's problems, one a line.
+func sfProblemsOf(in Input) string {
 	var msgs []string
 	for _, p := range in.Problems {
 		msgs = append(msgs, p.Message)
@@ -274,7 +274,7 @@ func TestStepFunctions_RepeatedParameterKeyIsAProblem(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ins, evs := readFiles(t, map[string]string{"h.json": sfnHistory(`"executionArn": "x", `, sfnStart(), sfnEv{c.typ, 1, c.details})}, Options{})
-			if got := problemsOf(ins[0]); !strings.Contains(got, c.want) || len(ins[0].Problems) != 1 || ins[0].Problems[0].Task != "x" || ins[0].Problems[0].Line != 3 {
+			if got := sfProblemsOf(ins[0]); !strings.Contains(got, c.want) || len(ins[0].Problems) != 1 || ins[0].Problems[0].Task != "x" || ins[0].Problems[0].Line != 3 {
 				t.Errorf("problems %+v, want one of task x at line 3 saying %s", ins[0].Problems, c.want)
 			}
 			assertLines(t, "events", brief(evs), []string{"x task_started relation=root @2"})
@@ -320,7 +320,7 @@ func TestStepFunctions_TypeCaseVariantIsAProblem(t *testing.T) {
 		t.Run(typ, func(t *testing.T) {
 			doc := sfnHistory(`"executionArn": "x", `, sfnStart(), sfnEv{typ, 1, sfnSNS})
 			ins, _ := readFiles(t, map[string]string{"h.json": doc}, Options{})
-			if got := problemsOf(ins[0]); !strings.Contains(got, "only in letter case or separators") || ins[0].Problems[0].Line != 3 {
+			if got := sfProblemsOf(ins[0]); !strings.Contains(got, "only in letter case or separators") || ins[0].Problems[0].Line != 3 {
 				t.Errorf("problems %+v", ins[0].Problems)
 			}
 		})
