@@ -585,49 +585,62 @@ func (t *pwTrace) judgedSubmission(it pwItem) bool {
 	return false
 }
 
-// picker: a file input given files. One intent for each file.
-func (t *pwTrace) picker(it pwItem, id string, ts time.Time) {
-	params := it.r.Get("params")
-	type file struct {
-		name    string
-		content map[string]any
-	}
-	var files []file
-	params.Get("localPaths").ForEach(func(_, p gjson.Result) bool {
-		if p.Type == gjson.String && p.Str != "" {
-			files = append(files, file{name: p.Str, content: t.localFile(p.Str)})
-		}
-		return true
-	})
-	for _, key := range []string{"payloads", "files"} {
-		params.Get(key).ForEach(func(_, p gjson.Result) bool {
-			files = append(files, file{name: p.Get("name").String(), content: t.payload(p)})
-			return true
-		})
-	}
-	if params.Get("localDirectory").Exists() || len(files) == 0 {
-		files = append(files, file{name: params.Get("localDirectory").String()})
-	}
-	dest := t.destination(id)
-	t.crossed, t.sent = true, false
+// pwFile is one file a picker or a request carries: its name as recorded
+// and its content (nil when its bytes are not known).
+type pwFile struct {
+	name    string
+	content map[string]any
+}
+
+// crossEach records a crossing of type typ for each file, with fields,
+// each under an intent of its own: keyed when the destination and the
+// file's bytes are known, else tied to no key (unkeyed-…), so the gate
+// stops rather than guess.
+func (t *pwTrace) crossEach(id string, ts time.Time, line int, typ string, dest map[string]any, files []pwFile, fields map[string]any) {
 	for i, f := range files {
 		intent := "pw:" + id
 		if i > 0 {
 			intent += fmt.Sprintf("#%d", i+1)
 		}
-		fields := map[string]any{"action": "setInputFiles"}
+		ev := make(map[string]any, len(fields)+2)
+		for k, v := range fields {
+			ev[k] = v
+		}
 		if f.name != "" {
-			fields["file"] = clip(f.name, 300)
+			ev["file"] = clip(f.name, 300)
 		}
 		if dest != nil && f.content != nil {
-			t.conv.event(t.task, ts, it.line, "intent", map[string]any{"intent": intent, "destination": dest, "content": f.content})
+			t.conv.event(t.task, ts, line, "intent", map[string]any{"intent": intent, "destination": dest, "content": f.content})
 		} else {
-			// The page or the bytes are not known: evidence tied to no key.
 			intent = "unkeyed-" + intent
 		}
-		fields["intent"] = intent
-		t.conv.event(t.task, ts, it.line, "picker_accepted", fields)
+		ev["intent"] = intent
+		t.conv.event(t.task, ts, line, typ, ev)
 	}
+}
+
+// picker: a file input given files. One intent for each file.
+func (t *pwTrace) picker(it pwItem, id string, ts time.Time) {
+	params := it.r.Get("params")
+	var files []pwFile
+	params.Get("localPaths").ForEach(func(_, p gjson.Result) bool {
+		if p.Type == gjson.String && p.Str != "" {
+			files = append(files, pwFile{name: p.Str, content: t.localFile(p.Str)})
+		}
+		return true
+	})
+	for _, key := range []string{"payloads", "files"} {
+		params.Get(key).ForEach(func(_, p gjson.Result) bool {
+			files = append(files, pwFile{name: p.Get("name").String(), content: t.payload(p)})
+			return true
+		})
+	}
+	if params.Get("localDirectory").Exists() || len(files) == 0 {
+		files = append(files, pwFile{name: params.Get("localDirectory").String()})
+	}
+	dest := t.destination(id)
+	t.crossed, t.sent = true, false
+	t.crossEach(id, ts, it.line, "picker_accepted", dest, files, map[string]any{"action": "setInputFiles"})
 }
 
 // apiRequest: a request the test sends itself (APIRequestContext.fetch:
@@ -662,39 +675,19 @@ func (t *pwTrace) apiRequest(it pwItem, id string, ts time.Time) {
 	if u != "" {
 		dest = map[string]any{"provider": "web", "id": clip(u, 2000)}
 	}
-	type file struct {
-		name    string
-		content map[string]any
-	}
-	var files []file
+	var files []pwFile
 	params.Get("multipartData").ForEach(func(_, p gjson.Result) bool {
 		if f := p.Get("file"); f.Exists() {
-			files = append(files, file{name: f.Get("name").String(), content: t.payload(f)})
+			files = append(files, pwFile{name: f.Get("name").String(), content: t.payload(f)})
 		}
 		return true
 	})
 	if len(files) == 0 {
-		files = append(files, file{}) // a body that is no file: no content to key
+		files = append(files, pwFile{}) // a body that is no file: no content to key
 	}
 	detail := method + " " + clip(u, 300)
 	t.crossed, t.sent = true, false
-	for i, f := range files {
-		intent := "pw:" + id
-		if i > 0 {
-			intent += fmt.Sprintf("#%d", i+1)
-		}
-		fields := map[string]any{"action": "fetch", "detail": detail}
-		if f.name != "" {
-			fields["file"] = clip(f.name, 300)
-		}
-		if dest != nil && f.content != nil {
-			t.conv.event(t.task, ts, it.line, "intent", map[string]any{"intent": intent, "destination": dest, "content": f.content})
-		} else {
-			intent = "unkeyed-" + intent
-		}
-		fields["intent"] = intent
-		t.conv.event(t.task, ts, it.line, "request_sent", fields)
-	}
+	t.crossEach(id, ts, it.line, "request_sent", dest, files, map[string]any{"action": "fetch", "detail": detail})
 	t.sent = true
 }
 
