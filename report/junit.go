@@ -144,7 +144,7 @@ func junitFindings(r *Report, c *junitCase, fs []policy.Finding, out string) {
 	worst := ""
 	for _, f := range fs {
 		line := fmt.Sprintf("%s %s", strings.ToUpper(f.Severity), junitText(f.Rule))
-		if f.Task != nil {
+		if f.Task != nil && !namesTask(f.Message, *f.Task) {
 			line += " task " + junitText(*f.Task)
 		}
 		line += ": " + junitText(f.Message)

@@ -3,6 +3,7 @@ package transcripts
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -248,9 +249,16 @@ func describeShape(doc gjson.Result) string {
 	var keys []string
 	doc.ForEach(func(k, _ gjson.Result) bool {
 		if len(keys) < 5 {
-			keys = append(keys, clip(k.Str, 40))
+			keys = append(keys, strconv.Quote(clip(k.Str, 40)))
 		}
 		return true
 	})
-	return fmt.Sprintf("a JSON object with keys %q", keys)
+	switch len(keys) {
+	case 0:
+		return "an empty JSON object"
+	case 1:
+		return "a JSON object with the key " + keys[0]
+	}
+	// In words, not Go's ["a" "b"].
+	return "a JSON object with keys " + strings.Join(keys[:len(keys)-1], ", ") + " and " + keys[len(keys)-1]
 }
