@@ -37,16 +37,13 @@ func zipName(p string) bool {
 // readZip reads a zip archive: whole (bounded, as a JSON document is),
 // since its directory is at its end.
 func (rn *run) readZip(r io.Reader, in *Input) {
-	limit := rn.opt.MaxDocumentBytes
-	if limit <= 0 {
-		limit = DefaultMaxDocumentBytes
-	}
-	b, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	limit := rn.documentLimit()
+	b, tooBig, err := readBounded(r, limit)
 	if err != nil {
 		in.addProblem(Problem{File: in.Path, Line: 1, Message: "archive ends early: " + err.Error()})
 		return
 	}
-	if len(b) > limit {
+	if tooBig {
 		in.addProblem(Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("zip archive larger than the limit of %d bytes; not read", limit)})
 		return
 	}
@@ -182,11 +179,11 @@ func zipMember(f *zip.File, limit int) ([]byte, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, int64(limit)+1))
+	b, tooBig, err := readBounded(rc, limit)
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > limit {
+	if tooBig {
 		return nil, fmt.Errorf("larger than the limit of %d bytes", limit)
 	}
 	return b, nil

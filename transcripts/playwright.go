@@ -749,12 +749,8 @@ func (t *pwTrace) resource(sha1 string) ([]byte, bool) {
 		return nil, false
 	}
 	defer rc.Close()
-	limit := t.rn.opt.MaxDocumentBytes
-	if limit <= 0 {
-		limit = DefaultMaxDocumentBytes
-	}
-	b, err := io.ReadAll(io.LimitReader(rc, int64(limit)+1))
-	if err != nil || len(b) > limit {
+	b, tooBig, err := readBounded(rc, t.rn.documentLimit())
+	if err != nil || tooBig {
 		return nil, false
 	}
 	return b, true

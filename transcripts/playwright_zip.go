@@ -126,9 +126,7 @@ func isPlaywrightTrace(p string) bool {
 		return false
 	}
 	defer f.Close()
-	head := make([]byte, 4096)
-	n, _ := io.ReadFull(f, head)
-	return bytes.Contains(head[:n], []byte(`"context-options"`))
+	return headStartsContext(f)
 }
 
 // startsContext: the entry's first bytes hold a context-options record.
@@ -138,7 +136,12 @@ func startsContext(e *zip.File) bool {
 		return false
 	}
 	defer rc.Close()
+	return headStartsContext(rc)
+}
+
+// headStartsContext: the first 4 KiB of r hold a context-options record.
+func headStartsContext(r io.Reader) bool {
 	head := make([]byte, 4096)
-	n, _ := io.ReadFull(rc, head)
+	n, _ := io.ReadFull(r, head)
 	return bytes.Contains(head[:n], []byte(`"context-options"`))
 }

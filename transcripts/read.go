@@ -664,16 +664,13 @@ func (rn *run) readStream(br *bufio.Reader, in *Input) {
 		}
 	}
 	// JSON documents are read whole (bounded) and told apart by shape.
-	limit := rn.opt.MaxDocumentBytes
-	if limit <= 0 {
-		limit = DefaultMaxDocumentBytes
-	}
-	doc, err := io.ReadAll(io.LimitReader(br, int64(limit)+1))
+	limit := rn.documentLimit()
+	doc, tooBig, err := readBounded(br, limit)
 	if err != nil {
 		in.addProblem(Problem{File: in.Path, Line: 1, Message: "input ends early: " + err.Error()})
 		return
 	}
-	if len(doc) > limit {
+	if tooBig {
 		in.addProblem(Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("JSON document larger than the limit of %d bytes; not read", limit)})
 		return
 	}
@@ -788,4 +785,26 @@ func (rn *run) keep() func(string) bool {
 		return SpecField
 	}
 	return nil
+}
+
+// documentLimit bounds what is read whole: a JSON document, an archive,
+// one of its members.
+func (rn *run) documentLimit() int {
+	if rn.opt.MaxDocumentBytes > 0 {
+		return rn.opt.MaxDocumentBytes
+	}
+	return DefaultMaxDocumentBytes
+}
+
+// readBounded reads r whole, up to limit bytes; tooBig says it holds more
+// (what was read is then not all of it, and is not returned).
+func readBounded(r io.Reader, limit int) (b []byte, tooBig bool, err error) {
+	b, err = io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if len(b) > limit {
+		return nil, true, nil
+	}
+	return b, false, nil
 }
