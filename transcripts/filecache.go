@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // The cache of parsed facts: what reading one native log gave (its events,
@@ -34,17 +33,16 @@ import (
 //     state, to extend it over an appended tail without reading the prefix
 //     again). A line with no newline yet is never cached: a writer may be
 //     half-way through it; the next run reads it again.
-//   - Unchanged is proven in one of two ways. By content: the file is at
-//     least as long as the prefix and its first bytes hash to the entry's
-//     sum (a rewrite in any place changes the sum; SHA-256, since the
-//     histories may be written by the automation being judged). Or by
-//     metadata every write changes: device, inode, size, mtime and ctime
-//     in nanoseconds all equal to those seen before reading (ctime cannot
-//     be set back by a writer: os.Chtimes sets it to now), and the entry
-//     not "racily clean" (git's rule: a file whose mtime or ctime is not
-//     older than the read that made the entry, less a margin for coarse
-//     file system clocks, may have been written again within the same
-//     tick; it is proven by content instead, until it has aged).
+//   - Unchanged is proven by content alone: the file is at least as long
+//     as the prefix and its first bytes hash to the entry's sum (a rewrite
+//     in any place changes the sum; SHA-256, since the histories may be
+//     written by the automation being judged). Metadata (device, inode,
+//     size, mtime, ctime, git's "racily clean" rule) was accepted as proof
+//     once and is not: an adversarial review rewrote a cached history
+//     through mmap(MAP_SHARED) — the kernel stamps mtime and ctime at a
+//     clean page's first write fault, later stores into the dirty page
+//     fault no more until writeback — and a cached check allowed what a
+//     read stopped (TestCache_WriteThroughASharedMapIsSeen).
 //   - An appended file is proven by content up to the cached prefix, then
 //     only the tail is parsed, the reader resuming at that line with the
 //     restored state. Hashing the prefix reads it (at disk or page-cache
@@ -74,45 +72,19 @@ type Cache interface {
 // entryVersion is the layout of an entry's payload; bump it with any
 // change to what the native reader gives for the same bytes that the
 // build identity might miss.
-const entryVersion = 1
+const entryVersion = 2 // 2: no metadata (it proved nothing)
 
-// metadataProves says whether equal metadata (device, inode, size, mtime
-// and ctime in ns, not racily clean) is proof enough that a file's first
-// bytes are unchanged. It is not: an adversarial review rewrote a cached
-// history through mmap(MAP_SHARED) — the kernel stamps mtime and ctime at
-// a clean page's first write fault, and later stores into the dirty page
-// fault no more, until writeback — and a cached check allowed what a read
-// stopped (TestCache_WriteThroughASharedMapIsSeen). So every entry is
-// proven by the SHA-256 of its prefix: a warm read still parses nothing
-// it has, but reads and hashes every cached byte.
-const metadataProves = false
-
-// racyMargin widens git's racily-clean window: file systems stamp times
-// from a coarse clock (a tick behind time.Now), some at 1 or 2 s
-// granularity. A file whose times are within the margin of the read that
-// made the entry (or later) is proven by content.
-var racyMargin = 3 * time.Second
-
-// cacheTrace, when set (by tests), hears how each read was served: "miss",
-// "metadata" or "content" (the prefix proven by it).
+// cacheTrace, when set (by tests), hears how each read was served: "miss"
+// or "content" (the prefix proven by its hash).
 var cacheTrace func(path, how string)
 
-var cacheUse struct{ metadata, content, miss atomic.Int64 }
+var cacheUse struct{ served, miss atomic.Int64 }
 
 // CacheUse counts, for this process, the native logs the cache served
-// with their prefix proven by metadata or by content, and those it could
-// not serve (read whole): for benchmarks and tests that must see the
-// cache at work.
-func CacheUse() (byMetadata, byContent, misses int64) {
-	return cacheUse.metadata.Load(), cacheUse.content.Load(), cacheUse.miss.Load()
-}
-
-// fileMeta is what every write to a file changes.
-type fileMeta struct {
-	ok               bool // the system gives all of it (Unix)
-	dev, ino         uint64
-	size             int64
-	mtimeNs, ctimeNs int64
+// (their prefix proven by its hash) and those it could not serve (read
+// whole): for benchmarks and tests that must see the cache at work.
+func CacheUse() (served, misses int64) {
+	return cacheUse.served.Load(), cacheUse.miss.Load()
 }
 
 // buildID names the running executable's build: an entry another build
@@ -131,24 +103,17 @@ var buildID = sync.OnceValue(func() string {
 
 // cacheEntry is one file's cached read.
 type cacheEntry struct {
-	variant   string
-	meta      fileMeta
-	readStart int64 // time.Now before the file was stat'ed and read, ns
-	end       int64 // the prefix: bytes up to and including the last newline
-	lines     int   // lines in the prefix
-	sum       [sha256.Size]byte
-	state     []byte // sha256 state after the prefix (MarshalBinary)
+	variant string
+	end     int64 // the prefix: bytes up to and including the last newline
+	lines   int   // lines in the prefix
+	sum     [sha256.Size]byte
+	state   []byte // sha256 state after the prefix (MarshalBinary)
 
 	events, records           int
 	problems                  []Problem
 	problemsOmitted, omitFrom int
 	nr                        nativeRead
 	evs                       []Event
-}
-
-func (e *cacheEntry) racy() bool {
-	limit := e.readStart - int64(racyMargin)
-	return e.meta.mtimeNs >= limit || e.meta.ctimeNs >= limit
 }
 
 // cacheKey names what, besides the bytes, the events depend on: the
@@ -173,7 +138,6 @@ func (rn *run) readCached(s source, emit func(Event)) (in Input, ok bool) {
 	if c == nil || !s.file() || zipName(s.path) {
 		return in, false // (an archive by its name is never a native log: readStream)
 	}
-	start := time.Now()
 	// Only a regular file is cached: opening anything else (a FIFO named
 	// on the command line) may block or consume what its writer sends, so
 	// it is not even opened here; the usual path reads it.
@@ -194,51 +158,33 @@ func (rn *run) readCached(s source, emit func(Event)) (in Input, ok bool) {
 		in.maxProblems = DefaultMaxProblems
 	}
 	key, variant := rn.cacheKey(s.path, in.maxProblems)
-	meta := metaOf(st)
 	var old *cacheEntry
 	if b, found := c.Get(key); found {
 		old, _ = decodeEntry(b, variant)
 	}
-	// Metadata alone never proves an entry (metadataProves): a store
-	// through a shared memory map into a page already dirty changes the
-	// bytes and no time the kernel keeps. The prefix is hashed instead.
-	clean := metadataProves && old != nil && old.meta.ok && meta.ok && old.meta == meta && !old.racy()
-	// The format as readStream decides it, from the same first bytes —
-	// unless they are proven the very bytes an entry was read from as a
-	// native log (with no profile, detection depends on nothing else: the
-	// forced format is part of the key).
-	if !clean || rn.opt.Profile != nil {
-		peek := make([]byte, 64<<10)
-		n, _ := f.ReadAt(peek, 0)
-		peek = peek[:n]
-		if n >= 2 && peek[0] == 0x1f && peek[1] == 0x8b {
-			return Input{}, false
-		}
-		format := rn.opt.InputFormat
-		if format == "" {
-			format = detect(peek, n < 64<<10, rn.opt.Profile)
-		}
-		if format != FormatNative {
-			return Input{}, false
-		}
+	// The format as readStream decides it, from the same first bytes.
+	peek := make([]byte, 64<<10)
+	n, _ := f.ReadAt(peek, 0)
+	peek = peek[:n]
+	if n >= 2 && peek[0] == 0x1f && peek[1] == 0x8b {
+		return Input{}, false
 	}
-	how := "metadata"
-	if old != nil && !clean {
-		how = "content"
-		if meta.size < old.end || !prefixIs(f, old.end, old.sum) {
-			old = nil
-		}
+	format := rn.opt.InputFormat
+	if format == "" {
+		format = detect(peek, n < 64<<10, rn.opt.Profile)
+	}
+	if format != FormatNative {
+		return Input{}, false
+	}
+	how := "content"
+	if old != nil && (st.Size() < old.end || !prefixIs(f, old.end, old.sum)) {
+		old = nil
 	}
 	if old == nil {
 		how = "miss"
-	}
-	switch how {
-	case "metadata":
-		cacheUse.metadata.Add(1)
-	case "content":
-		cacheUse.content.Add(1)
-	default:
 		cacheUse.miss.Add(1)
+	} else {
+		cacheUse.served.Add(1)
 	}
 	if cacheTrace != nil {
 		cacheTrace(s.path, how)
@@ -289,10 +235,10 @@ func (rn *run) readCached(s source, emit func(Event)) (in Input, ok bool) {
 	if lr.failed || lr.spoiled {
 		return in, true
 	}
-	if old != nil && lr.end == 0 && old.meta == meta && !old.racy() {
+	if old != nil && lr.end == 0 {
 		return in, true // nothing new to write
 	}
-	e := &cacheEntry{variant: variant, meta: meta, readStart: start.UnixNano(), end: offset + lr.end, lines: at.lines,
+	e := &cacheEntry{variant: variant, end: offset + lr.end, lines: at.lines,
 		events: at.in.Events, records: at.in.Records, problems: at.in.Problems, problemsOmitted: at.in.ProblemsOmitted,
 		omitFrom: at.in.OmittedFrom, nr: at.nr, evs: evs[:at.nevs]}
 	copy(e.sum[:], sum.Sum(nil))
@@ -385,17 +331,6 @@ func encodeEntry(e *cacheEntry) (out []byte) {
 	w := &encoder{b: make([]byte, 0, 64+len(e.evs)*48)}
 	w.uint(entryVersion)
 	w.str(e.variant)
-	ok := uint64(0)
-	if e.meta.ok {
-		ok = 1
-	}
-	w.uint(ok)
-	w.uint(e.meta.dev)
-	w.uint(e.meta.ino)
-	w.int(e.meta.size)
-	w.int(e.meta.mtimeNs)
-	w.int(e.meta.ctimeNs)
-	w.int(e.readStart)
 	w.int(e.end)
 	w.uint(uint64(e.lines))
 	w.bytes(e.sum[:])
@@ -556,10 +491,7 @@ func decodeEntry(b []byte, variant string) (*cacheEntry, error) {
 		return nil, errEntry
 	}
 	e := &cacheEntry{variant: variant}
-	e.meta.ok = r.uint() == 1
-	e.meta.dev, e.meta.ino = r.uint(), r.uint()
-	e.meta.size, e.meta.mtimeNs, e.meta.ctimeNs = r.int(), r.int(), r.int()
-	e.readStart, e.end = r.int(), r.int()
+	e.end = r.int()
 	e.lines = int(r.uint())
 	if s := r.raw(); len(s) == sha256.Size {
 		copy(e.sum[:], s)

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/effectlint/effectlint/transcripts/cache"
 )
@@ -18,8 +17,6 @@ import (
 // send_fired stored this way over a ui_changed). So metadata never proves
 // an entry; the prefix's hash does.
 func TestCache_WriteThroughASharedMapIsSeen(t *testing.T) {
-	defer func(m time.Duration) { racyMargin = m }(racyMargin)
-	racyMargin = -time.Hour // the file is not "racily clean": metadata alone would be believed
 	dir := t.TempDir()
 	store := cache.Open(t.TempDir())
 	a := filepath.Join(dir, "a.jsonl")

@@ -160,15 +160,12 @@ func rewriteSameSizeAndTime(t *testing.T, path string, at int, b byte) {
 }
 
 func TestCache_SameResultsUnderMutations(t *testing.T) {
-	for _, margin := range []time.Duration{racyMargin, -time.Hour} {
-		t.Run(fmt.Sprint("racyMargin=", margin), func(t *testing.T) {
-			// A negative margin turns the racy rule off, so entries are
-			// trusted by metadata alone (the path of files that aged);
-			// writes are then spaced beyond the file system's tick.
-			defer func(m time.Duration) { racyMargin = m }(racyMargin)
-			racyMargin = margin
+	// Writes are spaced beyond the file system's tick, so that a rewrite
+	// keeping the size and the times set back is not told by them.
+	for _, spaced := range []bool{false, true} {
+		t.Run(fmt.Sprint("spaced=", spaced), func(t *testing.T) {
 			pause := func() {
-				if margin < 0 {
+				if spaced {
 					time.Sleep(20 * time.Millisecond)
 				}
 			}
@@ -181,7 +178,7 @@ func TestCache_SameResultsUnderMutations(t *testing.T) {
 			paths := []string{dir}
 			same(t, "cold", paths, store)
 			same(t, "warm", paths, store)
-			if n := counts.take(); n["miss"] == 0 || n["content"]+n["metadata"] == 0 {
+			if n := counts.take(); n["miss"] == 0 || n["content"] == 0 {
 				t.Fatalf("the cache was not used: %v", n)
 			}
 			pause()
@@ -309,14 +306,14 @@ func TestCache_ForeignEntryIsNotTrusted(t *testing.T) {
 	}
 	counts := traceCache(t)
 	same(t, "swapped entries", []string{a, b}, store)
-	if n := counts.take(); n["content"]+n["metadata"] != 0 {
+	if n := counts.take(); n["content"] != 0 {
 		t.Fatalf("a swapped entry was used: %v", n)
 	}
 }
 
-// The racy rule: with its margin, a file written within it is proven by
-// content even when all its metadata is what the entry saw.
-func TestCache_RecentlyWrittenFileIsProvenByContent(t *testing.T) {
+// A warm read of an unchanged file is served, its prefix proven by the
+// hash of its bytes (metadata proves nothing).
+func TestCache_UnchangedFileIsProvenByContent(t *testing.T) {
 	dir := t.TempDir()
 	store := cache.Open(t.TempDir())
 	a := filepath.Join(dir, "a.jsonl")
@@ -324,8 +321,8 @@ func TestCache_RecentlyWrittenFileIsProvenByContent(t *testing.T) {
 	counts := traceCache(t)
 	same(t, "cold", []string{a}, store)
 	same(t, "warm", []string{a}, store)
-	if n := counts.take(); n["metadata"] != 0 || n["content"] == 0 {
-		t.Fatalf("a file written just now was trusted by its metadata: %v", n)
+	if n := counts.take(); n["content"] == 0 {
+		t.Fatalf("an unchanged file was not served by the hash of its prefix: %v", n)
 	}
 }
 
@@ -387,15 +384,11 @@ func TestCache_PropertyAnyMutationSequence(t *testing.T) {
 		for _, n := range names {
 			writeLines(t, filepath.Join(dir, n), cacheLines[0])
 		}
-		metadataPath := rapid.Bool().Draw(rt, "metadataPath")
-		defer func(m time.Duration) { racyMargin = m }(racyMargin)
-		if metadataPath {
-			racyMargin = -time.Hour
-		}
+		spaced := rapid.Bool().Draw(rt, "spaced")
 		steps := rapid.IntRange(1, 12).Draw(rt, "steps")
 		for i := 0; i < steps; i++ {
 			p := filepath.Join(dir, rapid.SampledFrom(names).Draw(rt, "file"))
-			if metadataPath {
+			if spaced {
 				time.Sleep(15 * time.Millisecond)
 			}
 			switch op := rapid.IntRange(0, 6).Draw(rt, "op"); op {
@@ -465,7 +458,7 @@ func TestCache_TimesKeepTheZoneOfAFreshRead(t *testing.T) {
 		time.Local = loc
 		same(t, "Local "+loc.String(), []string{a}, store)
 	}
-	if n := counts.take(); n["content"]+n["metadata"] == 0 {
+	if n := counts.take(); n["content"] == 0 {
 		t.Fatalf("the cache was not used: %v", n)
 	}
 }

@@ -9,7 +9,3 @@ import "os"
 type fileID struct{}
 
 func idOf(os.FileInfo) (fileID, bool) { return fileID{}, false }
-
-// metaOf gives no metadata elsewhere than Unix: every cached prefix is
-// proven by content.
-func metaOf(os.FileInfo) fileMeta { return fileMeta{} }

@@ -17,14 +17,3 @@ func idOf(st os.FileInfo) (fileID, bool) {
 	}
 	return fileID{uint64(sys.Dev), uint64(sys.Ino)}, true
 }
-
-// metaOf is what every write to a file changes, for the cache of parsed
-// facts (filecache.go).
-func metaOf(st os.FileInfo) fileMeta {
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileMeta{}
-	}
-	return fileMeta{ok: true, dev: uint64(sys.Dev), ino: uint64(sys.Ino), size: st.Size(),
-		mtimeNs: st.ModTime().UnixNano(), ctimeNs: ctimeNs(sys)}
-}
