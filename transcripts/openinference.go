@@ -39,7 +39,7 @@ const FormatOpenInference = "openinference"
 func openInferenceSpan(s *otelSpan) {
 	for _, k := range []string{"openinference", "tool", "tool_call", "input", "output", "session"} {
 		if v, ok := s.attrs[k]; ok && strings.HasPrefix(strings.TrimSpace(v.json), "{") {
-			flattenAttrs(s.attrs, k, gjson.Parse(v.json), 1)
+			flattenAttrs(s, k, gjson.Parse(v.json), 1)
 		}
 	}
 	kind := strings.ToUpper(strings.TrimSpace(s.attr("openinference.span.kind")))
@@ -180,26 +180,31 @@ func (s *otelSpan) setConflict(what string) {
 	}
 }
 
-// flattenAttrs adds a nested attribute object's members under dotted names
-// the span does not give itself.
-func flattenAttrs(attrs map[string]otelValue, prefix string, v gjson.Result, depth int) {
+// flattenAttrs adds a nested attribute object's members under dotted
+// names. A name the span also gives flat with another value has two
+// readings (an adversarial review: the flat input.value won silently over
+// the nested one, and the delivery it named was not seen): a conflict.
+func flattenAttrs(s *otelSpan, prefix string, v gjson.Result, depth int) {
 	if depth > 4 {
 		return
 	}
 	v.ForEach(func(k, m gjson.Result) bool {
 		name := prefix + "." + k.String()
 		if m.IsObject() && name != "input.value" && name != "output.value" {
-			flattenAttrs(attrs, name, m, depth+1)
+			flattenAttrs(s, name, m, depth+1)
 			return true
 		}
-		if _, ok := attrs[name]; ok {
-			return true
-		}
+		val := otelValue{text: m.Raw, json: m.Raw}
 		if m.Type == gjson.String {
-			attrs[name] = otelValue{text: m.Str, json: m.Raw}
-		} else {
-			attrs[name] = otelValue{text: m.Raw, json: m.Raw}
+			val.text = m.Str
 		}
+		if old, ok := s.attrs[name]; ok {
+			if old.text != val.text {
+				s.setConflict(name + " given flat and nested")
+			}
+			return true
+		}
+		s.attrs[name] = val
 		return true
 	})
 }

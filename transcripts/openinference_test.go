@@ -122,6 +122,10 @@ func TestOpenInference_TwoReadingsAreAProblem(t *testing.T) {
 		{"span kinds disagree the other way", "LLM", `{"openinference.span.kind": "TOOL", "tool.name": "slack_post_message", ` + weekly + `}`},
 		{"a TOOL kind with another GenAI operation", "TOOL", `{"openinference.span.kind": "TOOL", "gen_ai.operation.name": "chat", "tool.name": "slack_post_message", ` + weekly + `}`},
 		{"results disagree", "TOOL", `{"openinference.span.kind": "TOOL", "tool.name": "slack_post_message", ` + weekly + `, "output.value": "{\"ok\": true}", "gen_ai.tool.call.result": "{\"ok\": false}"}`},
+		// One name spelled nested and flat with two values (an adversarial
+		// review: the flat one won, and the post disappeared).
+		{"tool name nested and flat", "TOOL", `{"openinference.span.kind": "TOOL", "tool": {"name": "slack_post_message"}, "tool.name": "get_weather", ` + weekly + `}`},
+		{"input nested and flat", "TOOL", `{"openinference.span.kind": "TOOL", "tool.name": "slack_post_message", "input": {"value": "{\"channel\": \"COTHER\"}"}, ` + weekly + `}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
