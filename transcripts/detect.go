@@ -3,6 +3,7 @@ package transcripts
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -183,6 +184,9 @@ const formatAmbiguous = "ambiguous"
 
 func builtinDocument(doc gjson.Result) string {
 	fs := builtinDocuments(doc)
+	if len(fs) == 1 && doc.IsArray() && len(elementShapes(doc)) > 1 {
+		return formatAmbiguous
+	}
 	switch len(fs) {
 	case 0:
 		return FormatUnknown
@@ -190,6 +194,26 @@ func builtinDocument(doc gjson.Result) string {
 		return fs[0]
 	}
 	return formatAmbiguous
+}
+
+// elementShapes lists the formats whose shapes a top-level array's
+// elements have, each judged as an array of itself (elements no reader
+// knows by themselves, an OpenAI reasoning item, count for none). An
+// array's format is told by its first element; a list of Phoenix spans
+// followed by LangSmith runs was read as spans alone, and the runs'
+// delivery was not seen (an adversarial review): with more than one shape
+// among its elements, an array has two readings. It stops at the second.
+func elementShapes(doc gjson.Result) []string {
+	var out []string
+	doc.ForEach(func(_, e gjson.Result) bool {
+		for _, f := range builtinDocuments(gjson.Parse("[" + e.Raw + "]")) {
+			if !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+		return len(out) < 2
+	})
+	return out
 }
 
 // builtinDocuments lists every built-in format whose shape the document
@@ -231,7 +255,19 @@ func builtinDocuments(doc gjson.Result) []string {
 func (rn *run) ambiguousDocument(in *Input, doc gjson.Result) {
 	in.Format = FormatUnknown
 	in.addProblem(Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("the document has the shapes of %s: it has two readings, so it is not read (a check fails closed on it); --input-format says which reader is meant",
-		strings.Join(builtinDocuments(doc), " and "))})
+		strings.Join(documentShapes(doc), " and "))})
+}
+
+// documentShapes are the readers' shapes a document has, its elements'
+// when it is an array with more than one.
+func documentShapes(doc gjson.Result) []string {
+	fs := builtinDocuments(doc)
+	if doc.IsArray() {
+		if es := elementShapes(doc); len(es) > 1 {
+			return es
+		}
+	}
+	return fs
 }
 
 func profileSource(p *Profile) *Source {

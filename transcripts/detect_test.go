@@ -111,3 +111,24 @@ func TestDetect_InspectSampleIsNotTwoReadings(t *testing.T) {
 		t.Errorf("format %s, problems %+v, events %q, want the Inspect reading", ins[0].Format, ins[0].Problems, brief(evs))
 	}
 }
+
+// A top-level array whose elements have the shapes of different readers
+// has two readings, whichever comes first (an adversarial review: Phoenix
+// spans followed by LangSmith runs were read as spans alone, and the runs'
+// post was not seen).
+func TestDetect_ArrayOfTwoReadersShapesIsAProblem(t *testing.T) {
+	span := `{"name": "reporter", "context": {"trace_id": "0f9e8d7c6b5a49382716a5b4c3d2e1f0", "span_id": "c3d4e5f60718293a"}, "span_kind": "AGENT", "start_time": "2026-11-30T08:10:00+00:00", "end_time": "2026-11-30T08:10:02+00:00", "attributes": {}}`
+	run := `{"id": "2a1b0c93-4d5e-4f60-9a7b-8c9d0e1f2a3b", "name": "slack_post_message", "run_type": "tool", "trace_id": "1f0c6a52-9b3e-4d7a-8e21-5c4b3a2d1e0f", "start_time": "2026-11-29T18:00:01", "end_time": "2026-11-29T18:00:31", "inputs": {"channel": "COTHER", "text": "hi"}}`
+	for name, doc := range map[string]string{"spans first": "[" + span + ", " + run + "]", "runs first": "[" + run + ", " + span + "]"} {
+		t.Run(name, func(t *testing.T) {
+			res, err := Read([]string{"-"}, Options{Stdin: strings.NewReader(doc)}, func(Event) {})
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := res.Inputs[0]
+			if len(in.Problems) != 1 || !strings.Contains(in.Problems[0].Message, "two readings") {
+				t.Fatalf("format %s, problems %+v: want the array's two readings", in.Format, in.Problems)
+			}
+		})
+	}
+}
