@@ -819,7 +819,7 @@ relevant_unkeyed := [f | some f in input.unkeyed; unkeyed_may_have_crossed(f); u
 
 unkeyed_may_have_crossed(f) if crossing(f)
 
-unkeyed_may_have_crossed(f) if unresolved_approach(f, unkeyed_of_task[f.task])
+unkeyed_may_have_crossed(f) if unresolved_approach(f, unkeyed_of_intent[[f.task, fact_intent(f)]])
 
 unkeyed_relevant(_) if q.key == ""
 
@@ -1066,13 +1066,28 @@ scope_fact_types := {
 # scope_fact_types must agree with it. Nothing evaluates it: no cost.
 crossing_types := {"picker_accepted", "send_fired", "request_sent", "outgoing_item_seen", "readback", "response"}
 
-# The unkeyed facts of each task, built once: resolved(a, facts) looks only
-# at a's own task's facts, so an unkeyed approach is weighed against its
-# task's facts, not all of them (the gate scanned every unkeyed fact for
-# each unkeyed approach: 3.5 s for a check over 50,000 events with
-# delegated workers, issue 15).
+# The unkeyed facts of each task's intent, built once: an unkeyed approach
+# is resolved only by a later crossing or retreat of the same task and the
+# same intent. Unkeyed facts are not grouped by key, so another intent's
+# retreat (a picker dismissed for another channel) would otherwise count
+# (a second adversarial review: an approach of one unkeyed intent, then a
+# retreat of another, and the gate allowed a sibling). Built once per
+# evaluation: the gate scanned every unkeyed fact for each unkeyed
+# approach (3.5 s for a check over 50,000 events with delegated workers,
+# issue 15).
+unkeyed_of_intent := {[id, it]: fs |
+	some id, tfs in unkeyed_of_task
+	some it in {fact_intent(g) | some g in tfs}
+	fs := [f | some f in tfs; fact_intent(f) == it]
+}
+
 unkeyed_of_task := {id: fs |
 	some g in input.unkeyed
 	id := g.task
 	fs := [f | some f in input.unkeyed; f.task == id]
 }
+
+# fact_intent is the intent a fact names, "" when it names none.
+fact_intent(f) := i if {
+	i := f.intent
+} else := ""
