@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -452,6 +453,58 @@ func TestProperty_AnUnrecordedAuthorizationIsNeverLessStrict(t *testing.T) {
 		for id, st := range before.states {
 			if consumed[st] && !consumed[after.states[id]] {
 				t.Fatalf("scope %s was %s and became %s", id, st, after.states[id])
+			}
+		}
+	})
+}
+
+// TestProperty_ARecordThatMayBeAnotherKeysIsNeverLessStrict (SPEC §4):
+// an intent names authorization A; a record of A for a destination that
+// may be the intent's, but is not its key, is either this key's (then A's
+// scope is the one more delivery) or another channel's (then the intent's
+// evidence counts in `original`). So a check in the original scope that
+// stops when A has no record at all still stops when A's record may be
+// another key's. A third adversarial review found a history where it
+// allowed.
+func TestProperty_ARecordThatMayBeAnotherKeysIsNeverLessStrict(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow; runs without -short")
+	}
+	dir := t.TempDir()
+	rapid.Check(t, func(t *rapid.T) {
+		tasks := genHistory(t)
+		lines := intentLines(tasks)
+		if len(lines) == 0 {
+			t.Skip("no intent")
+		}
+		at := rapid.SampledFrom(lines).Draw(t, "intent")
+		e := &tasks[at[0]][at[1]]
+		e.body += `,"authorization":"auth-1"`
+		before := evaluate(t, dir, oneFilePerTask(tasks))
+		var own string
+		for _, d := range destinations {
+			if strings.Contains(e.body, d) {
+				own = d
+			}
+		}
+		var others []string
+		for _, d := range destinations {
+			var a, b analyzer.Destination
+			json.Unmarshal([]byte(own), &a)
+			json.Unmarshal([]byte(d), &b)
+			if d != own && mayBeSame(a, b) {
+				others = append(others, d)
+			}
+		}
+		if len(others) == 0 {
+			t.Skip("no destination may be this one")
+		}
+		record := rapid.SampledFrom(others).Draw(t, "record")
+		ops := []genEvent{{"ops", e.ts.Add(-time.Second), fmt.Sprintf(`"type":"authorization","authorization":"auth-1","by":"alice","reason":"again","destination":%s,"content":{"sha256":%q}`, record, sha)}}
+		after := evaluate(t, dir, oneFilePerTask(append(tasks, ops)))
+		for k, stop := range before.stops {
+			if q := before.asked[k]; stop && q != nil && q.Scope == analyzer.ScopeOriginal && !after.stops[k] {
+				t.Fatalf("check %s was stop (%s) and became %s after a record of auth-1 for %s", k, before.checks[k], after.checks[k], record)
 			}
 		}
 	})

@@ -639,6 +639,21 @@ weighed_scope(s) if {
 	may_be_same_as_asked(s.destination)
 }
 
+# An authorization scope whose record names its key only by a destination
+# that may be the same (other letter case, a title; the analyzer opens the
+# scope for it) is weighed with the original scope too: if the record is
+# another channel's, that scope's intents name an authorization with no
+# record for their key, and their evidence counts in `original` (SPEC §4).
+weighed_scope(s) if {
+	s.id != q.scope_id
+	q.key != ""
+	q.scope == "original"
+	s.scope != "original"
+	s.content_sha256 == q.content_sha256
+	not authorized(s.scope, s.key)
+	may_be_same_as_asked(s.destination)
+}
+
 # A destination may be the one asked about: by the rule of SPEC §2, or,
 # known by title alone, by a title the history gives the asked identity
 # (input.query.titles), though the asker named none.
@@ -869,8 +884,15 @@ stop contains reason(rego.metadata.rule(), "KEY_CONSUMED", msg, consumed_by) if 
 }
 
 # Names the other scopes the gate weighed, when there are any.
-weighed_also := sprintf(" (with the scopes whose destination may be the same: %s)", [concat(", ", others)]) if {
-	others := [s.key | some s in q_scope; s.id != q.scope_id]
+weighed_also := concat("", [weighed_same, weighed_unrecorded])
+
+weighed_same := sprintf(" (with the scopes whose destination may be the same: %s)", [concat(", ", others)]) if {
+	others := [s.key | some s in q_scope; s.id != q.scope_id; s.scope == q.scope]
+	count(others) > 0
+} else := ""
+
+weighed_unrecorded := sprintf(" (with the authorization scopes whose record may be another key's: %s)", [concat(", ", others)]) if {
+	others := [sprintf("%s scope %s", [s.key, s.scope]) | some s in q_scope; s.scope != q.scope]
 	count(others) > 0
 } else := ""
 
