@@ -117,7 +117,9 @@ type compiledRule struct {
 	Rule
 	tool, toolNot, matches, idPattern, contentPattern, checkpoint, filePattern *regexp.Regexp
 	valueOptions                                                               map[string]bool
-	builtin                                                                    bool // one of the embedded rules
+	// matchesFast is matches behind its literal prefilter (prefilter.go).
+	matchesFast *prefiltered
+	builtin     bool // one of the embedded rules
 }
 
 var evidenceKinds = map[string]bool{"request_sent": true, "send_fired": true, "picker_accepted": true,
@@ -191,6 +193,9 @@ func compileRule(r Rule) (*compiledRule, error) {
 			return nil, err
 		}
 		*x.dst = re
+	}
+	if c.matches != nil {
+		c.matchesFast = newPrefiltered(c.matches)
 	}
 	if (r.Arg == "") != (r.Matches == "") {
 		return nil, fmt.Errorf("arg and matches go together")
@@ -274,6 +279,7 @@ type conventions struct {
 	pending  map[string]*pendingCall // call id → what its result means
 	page     map[string]string       // task → last navigated page
 	notices  map[string]bool
+	toolHits map[toolQuery]bool // conventions.toolMatches
 
 	// hold: a call's events wait for its result (or the end of the
 	// input), so that a call that never ran leaves no crossing.
@@ -476,6 +482,29 @@ func isDelivery(r *compiledRule) bool {
 	return r.Evidence == "request_sent" || r.Evidence == "send_fired" || r.Evidence == "picker_accepted"
 }
 
+// toolMatches is r.toolMatches(name), remembered for the input: a shell
+// call asks it of every shell rule for each of its simple commands, and
+// an input names few tools.
+func (c *conventions) toolMatches(r *compiledRule, name string) bool {
+	k := toolQuery{r, name}
+	hit, ok := c.toolHits[k]
+	if !ok {
+		hit = r.toolMatches(name)
+		if c.toolHits == nil {
+			c.toolHits = map[toolQuery]bool{}
+		}
+		if len(c.toolHits) < 4096 { // a bound: tool names come from the input
+			c.toolHits[k] = hit
+		}
+	}
+	return hit
+}
+
+type toolQuery struct {
+	r    *compiledRule
+	name string
+}
+
 func (r *compiledRule) toolMatches(name string) bool {
 	return (r.tool == nil || r.tool.MatchString(name)) && (r.toolNot == nil || !r.toolNot.MatchString(name))
 }
@@ -501,7 +530,7 @@ func (c *conventions) judge(tc ToolCall, name string, rules []*compiledRule) []j
 		return text, ps
 	}
 	for _, r := range rules {
-		if !r.toolMatches(name) {
+		if !c.toolMatches(r, name) {
 			continue
 		}
 		if r.Shell {
@@ -515,7 +544,7 @@ func (c *conventions) judge(tc ToolCall, name string, rules []*compiledRule) []j
 		argText := ""
 		if r.Arg != "" {
 			argText = argString(gjson.Get(tc.Args, r.Arg))
-			if !r.matches.MatchString(argText) {
+			if !r.matchesFast.MatchString(argText) {
 				continue
 			}
 		}
@@ -537,9 +566,19 @@ func (c *conventions) judgeParts(tc ToolCall, name string, rules []*compiledRule
 			continue // its script's commands follow it
 		}
 		u := unit{text: parts[i].text, parts: parts, i: i}
+		unquoted, unquotedDone := "", false // built once per part, when a rule needs it
 		one := func(rs []*compiledRule) []judged {
 			for _, r := range rs {
-				if r.Shell && r.toolMatches(name) && (r.matches.MatchString(u.text) || r.matches.MatchString(parts[i].unquoted())) {
+				if !r.Shell || !c.toolMatches(r, name) {
+					continue
+				}
+				if r.matchesFast.MatchString(u.text) {
+					return []judged{{r, u}}
+				}
+				if !unquotedDone {
+					unquoted, unquotedDone = parts[i].unquoted(), true
+				}
+				if r.matchesFast.MatchString(unquoted) {
 					return []judged{{r, u}}
 				}
 			}
