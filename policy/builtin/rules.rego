@@ -834,7 +834,26 @@ relevant_unkeyed := [f | some f in input.unkeyed; unkeyed_may_have_crossed(f); u
 
 unkeyed_may_have_crossed(f) if crossing(f)
 
-unkeyed_may_have_crossed(f) if unresolved_approach(f, unkeyed_of_intent[[f.task, fact_intent(f)]])
+unkeyed_may_have_crossed(f) if {
+	approach(f)
+	not unkeyed_resolved(f)
+}
+
+# An unkeyed approach is resolved only by a later crossing or retreat of the
+# same task, segment and intent. Unkeyed facts are not grouped by key, so
+# another intent's retreat (a picker dismissed for another channel) would
+# otherwise count (a second adversarial review: an approach of one unkeyed
+# intent, then a retreat of another, and the gate allowed a sibling). Only
+# the task's own facts are scanned: the gate scanned every unkeyed fact for
+# each unkeyed approach (3.5 s for a check over 50,000 events with delegated
+# workers, issue 15).
+unkeyed_resolved(a) if {
+	some f in unkeyed_of_task[a.task]
+	f.segment == a.segment
+	f.seq > a.seq
+	crossing_or_retreat(f)
+	fact_intent(f) == fact_intent(a)
+}
 
 unkeyed_relevant(_) if q.key == ""
 
@@ -1088,23 +1107,11 @@ scope_fact_types := {
 # scope_fact_types must agree with it. Nothing evaluates it: no cost.
 crossing_types := {"picker_accepted", "send_fired", "request_sent", "outgoing_item_seen", "readback", "response"}
 
-# The unkeyed facts of each task's intent, built once: an unkeyed approach
-# is resolved only by a later crossing or retreat of the same task and the
-# same intent. Unkeyed facts are not grouped by key, so another intent's
-# retreat (a picker dismissed for another channel) would otherwise count
-# (a second adversarial review: an approach of one unkeyed intent, then a
-# retreat of another, and the gate allowed a sibling). Built once per
-# evaluation: the gate scanned every unkeyed fact for each unkeyed
-# approach (3.5 s for a check over 50,000 events with delegated workers,
-# issue 15).
-unkeyed_of_intent := {[id, it]: fs |
-	some id, tfs in unkeyed_of_task
-	some it in {fact_intent(g) | some g in tfs}
-	fs := [f | some f in tfs; fact_intent(f) == it]
-}
-
+# The unkeyed facts of each task with an unkeyed approach, built once per
+# evaluation.
 unkeyed_of_task := {id: fs |
 	some g in input.unkeyed
+	approach(g)
 	id := g.task
 	fs := [f | some f in input.unkeyed; f.task == id]
 }
