@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -209,7 +210,9 @@ func lineFingerprint(r gjson.Result) string {
 }
 
 // canonicalJSON writes a JSON value with object keys in order and strings
-// decoded, so that two serializations of one value are one text.
+// decoded, so that two serializations of one value are one text. Strings
+// are written by length, not quoted: no text can pass for another, and
+// quoting every message's text was a sixth of reading a session.
 func canonicalJSON(b *strings.Builder, r gjson.Result) {
 	switch {
 	case r.IsObject():
@@ -228,7 +231,8 @@ func canonicalJSON(b *strings.Builder, r gjson.Result) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			fmt.Fprintf(b, "%q:", x.k)
+			canonicalString(b, x.k)
+			b.WriteByte(':')
 			canonicalJSON(b, x.v)
 		}
 		b.WriteByte('}')
@@ -245,10 +249,19 @@ func canonicalJSON(b *strings.Builder, r gjson.Result) {
 		})
 		b.WriteByte(']')
 	case r.Type == gjson.String:
-		fmt.Fprintf(b, "%q", r.Str)
+		canonicalString(b, r.Str)
 	default:
 		b.WriteString(r.Raw)
 	}
+}
+
+// canonicalString writes s as "s", its length in bytes, ":" and s.
+func canonicalString(b *strings.Builder, s string) {
+	var n [20]byte
+	b.WriteByte('s')
+	b.Write(strconv.AppendInt(n[:0], int64(len(s)), 10))
+	b.WriteByte(':')
+	b.WriteString(s)
 }
 
 // claudeContentTypes are the content item types of Claude Code messages.
