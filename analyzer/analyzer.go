@@ -802,6 +802,10 @@ func (b *Builder) authorization(e *transcripts.Event, seq int) Authorization {
 		a.KeyError = err.Error()
 	} else {
 		a.Key = k.String()
+		if dm, ok := e.Fields["destination"].(map[string]any); ok && !k.Destination.Weak() {
+			t, _ := dm["title"].(string)
+			a.title = effect.CanonicalTitle(t)
+		}
 	}
 	return a
 }
@@ -833,6 +837,8 @@ type malformedError struct {
 func (m *malformedError) Error() string { return m.err.Error() }
 
 func (b *Builder) lineKey(e *transcripts.Event) (Key, error) {
+	dm, _ := e.Fields["destination"].(map[string]any)
+	cm, _ := e.Fields["content"].(map[string]any)
 	if s, present := e.Fields["key"]; present {
 		str, _ := s.(string)
 		k, err := effect.ParseKey(str)
@@ -842,17 +848,53 @@ func (b *Builder) lineKey(e *transcripts.Event) (Key, error) {
 			}
 			return Key{}, &malformedError{err: err}
 		}
-		return k, nil
+		return k, b.agreesWithKey(e, k, dm, cm)
 	}
-	dm, _ := e.Fields["destination"].(map[string]any)
-	cm, _ := e.Fields["content"].(map[string]any)
 	if dm == nil || cm == nil {
 		return Key{}, fmt.Errorf("no key: needs key, or destination and content")
 	}
+	return b.fieldsKey(e, destinationOf(dm), cm)
+}
+
+func destinationOf(dm map[string]any) Destination {
 	var d Destination
 	d.Provider, _ = dm["provider"].(string)
 	d.ID, _ = dm["id"].(string)
 	d.Title, _ = dm["title"].(string)
+	return d
+}
+
+// agreesWithKey: a line that gives a key and also a destination or a
+// content must name the same key with them. Else it has two readings and
+// neither is taken (a problem of the line, which stops every check): read
+// by its key alone, its destination's crossings would hide (an adversarial
+// review: an intent keyed slack/C2 whose destination was slack/C1 sent,
+// and a check for slack/C1 allowed). A part the line leaves out is the
+// key's; a content path that cannot be hashed proves nothing either way.
+func (b *Builder) agreesWithKey(e *transcripts.Event, k Key, dm, cm map[string]any) error {
+	if dm == nil && cm == nil {
+		return nil
+	}
+	d := k.Destination
+	if dm != nil {
+		d = destinationOf(dm)
+	}
+	if cm == nil {
+		cm = map[string]any{"sha256": k.SHA256}
+	}
+	other, err := b.fieldsKey(e, d, cm)
+	var m *malformedError
+	if errors.As(err, &m) {
+		return err
+	}
+	if err == nil && other.String() != k.String() {
+		return &malformedError{err: fmt.Errorf("key %s and the line's destination and content (%s) name different keys", k, other)}
+	}
+	return nil
+}
+
+// fieldsKey is the key of a destination and a content object.
+func (b *Builder) fieldsKey(e *transcripts.Event, d Destination, cm map[string]any) (Key, error) {
 	shaField, hasSHA := cm["sha256"]
 	if hasSHA {
 		sha, _ := shaField.(string)
@@ -977,21 +1019,28 @@ func (f *Facts) openScopes() map[string]*Scope {
 	return scopes
 }
 
+// collectTitles indexes the titles intents and authorization records give
+// provider identities.
 func (f *Facts) collectTitles() {
+	use := func(title, identity string, at Pointer) {
+		for _, u := range f.Titles[title] {
+			if u.Identity == identity {
+				return
+			}
+		}
+		f.Titles[title] = append(f.Titles[title], TitleUse{Identity: identity, At: at})
+	}
 	for _, id := range f.sortedTaskIDs() {
 		for _, in := range f.Tasks[id].Intents {
 			if in.Destination.Title == "" || in.Destination.Weak() {
 				continue
 			}
-			title := effect.CanonicalTitle(in.Destination.Title)
-			identity := in.Destination.Identity()
-			known := false
-			for _, u := range f.Titles[title] {
-				known = known || u.Identity == identity
-			}
-			if !known {
-				f.Titles[title] = append(f.Titles[title], TitleUse{Identity: identity, At: in.At})
-			}
+			use(effect.CanonicalTitle(in.Destination.Title), in.Destination.Identity(), in.At)
+		}
+	}
+	for _, a := range f.Authorizations {
+		if d, ok := a.titled(); ok {
+			use(a.title, d.Identity(), a.At)
 		}
 	}
 	for _, uses := range f.Titles {

@@ -150,6 +150,11 @@ type Authorization struct {
 	KeyError string  `json:"key_error,omitempty"`
 	Seq      int     `json:"seq"`
 	At       Pointer `json:"at"`
+	// title is the display title the record gives its destination's
+	// provider identity (canonical; "" when none, or when the record names
+	// its destination by title alone): a title the history gives that
+	// identity, as an intent's is.
+	title string
 }
 
 // TitleUse is one provider identity a display title was used for.
@@ -421,6 +426,11 @@ type Query struct {
 	// asked destination's identity: a crossing known by one of them alone
 	// may have gone to the same channel.
 	Titles []string `json:"titles"`
+	// Identities are the provider identities (provider/id, in lower case)
+	// the history gives the asked title, when the asked destination is
+	// known by its title alone: a crossing to one of them may have gone to
+	// the same channel. Empty for a destination with a provider identity.
+	Identities []string `json:"identities"`
 	// Intent names the task's intent the question is about ("" when it
 	// was given on the command line).
 	Intent string `json:"intent,omitempty"`

@@ -131,3 +131,55 @@ func TestAsOf_TemporalActivityOpenAtThatTimeIsAnUnconcludedCrossing(t *testing.T
 		t.Errorf("as of after the activity was scheduled: exit %d, want ALREADY_CROSSED:\n%s", code, out)
 	}
 }
+
+// A line that gives a key and also a destination or content naming
+// another key has two readings (an adversarial review: read by its key
+// alone, t1's send to slack/C1 hid and a check for slack/C1 allowed; a
+// record keyed C2 with destination C1 authorized C2). Neither is taken: a
+// problem of the line, and the check stops on the unreadable history.
+func TestCheck_KeyAndDestinationThatDisagreeStop(t *testing.T) {
+	c2 := "v1|dest=slack/C2|sha256=" + fcSHA
+	c1 := "v1|dest=slack/C1|sha256=" + fcSHA
+	other := "v1|dest=slack/C1|sha256=" + strings.Repeat("ab", 32)
+	for _, c := range []struct {
+		name, line string
+		stops      bool
+	}{
+		{"intent key C2, destination C1", `{"ts":"2026-11-30T07:00:01Z","task":"t1","type":"intent","key":"` + c2 + `","destination":{"provider":"slack","id":"C1"}}`, true},
+		{"intent key of other content, content of this", `{"ts":"2026-11-30T07:00:01Z","task":"t1","type":"intent","key":"` + other + `","content":{"sha256":"` + fcSHA + `"}}`, true},
+		{"intent key and destination agree, title given", `{"ts":"2026-11-30T07:00:01Z","task":"t1","type":"intent","key":"` + c1 + `","destination":{"provider":"slack","id":"C1","title":"fin"},"content":{"sha256":"` + strings.ToUpper(fcSHA) + `"}}`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "t1.jsonl"), strings.Join([]string{
+				`{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"task_started","relation":"root"}`,
+				c.line,
+				`{"ts":"2026-11-30T07:00:02Z","task":"t1","type":"send_fired"}`,
+				`{"ts":"2026-11-30T07:00:03Z","task":"t1","type":"task_ended","status":"failed"}`,
+			}, "\n")+"\n")
+			out, _, code := runWith(t, "", builtinRules(t), "check", "--task", "t4", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", fcSHA, dir)
+			if code != ExitFindings {
+				t.Fatalf("exit %d, want a stop:\n%s", code, out)
+			}
+			if unreadable := strings.Contains(out, "HISTORY_UNREADABLE"); unreadable != c.stops {
+				t.Errorf("HISTORY_UNREADABLE %v, want %v:\n%s", unreadable, c.stops, out)
+			}
+			if !c.stops && !strings.Contains(out, "KEY_CONSUMED") {
+				t.Errorf("want KEY_CONSUMED on t1's send:\n%s", out)
+			}
+		})
+	}
+	// A record keyed C2 whose destination is C1 authorizes neither.
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "h.jsonl"), strings.Join([]string{
+		`{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"intent","key":"` + c2 + `"}`,
+		`{"ts":"2026-11-30T07:00:01Z","task":"t1","type":"send_fired"}`,
+		`{"ts":"2026-11-30T07:00:02Z","task":"t1","type":"readback","result":"confirmed"}`,
+		`{"ts":"2026-11-30T07:00:03Z","task":"ops","type":"authorization","authorization":"A1","by":"alice","reason":"again","key":"` + c2 + `","destination":{"provider":"slack","id":"C1"}}`,
+		`{"ts":"2026-11-30T07:00:04Z","task":"t2","type":"intent","key":"` + c2 + `","authorization":"A1"}`,
+	}, "\n")+"\n")
+	out, _, code := runWith(t, "", builtinRules(t), "check", "--task", "t2", "--checkpoint", "send", dir)
+	if code != ExitFindings || !strings.Contains(out, "HISTORY_UNREADABLE") {
+		t.Errorf("record whose key and destination disagree: exit %d, want HISTORY_UNREADABLE:\n%s", code, out)
+	}
+}

@@ -56,7 +56,7 @@ func k(name string) *ast.Term {
 }
 
 func init() {
-	for _, name := range strings.Fields(`version inputs skipped tasks scopes unkeyed authorizations titles
+	for _, name := range strings.Fields(`version inputs skipped tasks scopes unkeyed authorizations titles identities
 		unattributed_problems options query require_checks path format events problems notices file line
 		task message id relation parent resumes history source gated start_rank start_ts ended status
 		superseded_by complete incomplete_because segment interruptions intents inherited_intent keys
@@ -263,7 +263,7 @@ func query(q *analyzer.Query) *ast.Term {
 		item("intent_given", boolean(q.IntentGiven)), item("key", sterm(q.Key)), item("key_error", sterm(q.KeyError)),
 		item("scope", sterm(q.Scope)), item("scope_id", sterm(q.ScopeID)), item("authorization", sterm(q.Authorization)),
 		item("destination", destination(&q.Destination)), item("content_sha256", sterm(q.ContentSHA256)),
-		item("titles", strs(q.Titles))}
+		item("titles", strs(q.Titles)), item("identities", strs(q.Identities))}
 	if q.Intent != "" {
 		items = append(items, item("intent", sterm(q.Intent)))
 	}

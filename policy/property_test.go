@@ -510,6 +510,50 @@ func TestProperty_ARecordThatMayBeAnotherKeysIsNeverLessStrict(t *testing.T) {
 	})
 }
 
+// TestProperty_ATitleIsTheHistorysWhereverItIsWritten (SPEC §2): a title
+// the history gives a provider identity counts the same whether an intent
+// or an authorization record writes it. Moving "#fin" from the intents of
+// slack/C024BE91L into a record (under an id no intent names) changes no
+// check's decision (a third adversarial review: with the title only in a
+// record, two tasks were allowed at send).
+func TestProperty_ATitleIsTheHistorysWhereverItIsWritten(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow; runs without -short")
+	}
+	dir := t.TempDir()
+	titled := destinations[0]
+	untitled := `{"provider":"slack","id":"C024BE91L"}`
+	rapid.Check(t, func(t *rapid.T) {
+		tasks := genHistory(t)
+		moved := false
+		for _, at := range intentLines(tasks) {
+			moved = moved || strings.Contains(tasks[at[0]][at[1]].body, titled)
+		}
+		if !moved {
+			t.Skip("no intent gives slack/C024BE91L its title")
+		}
+		before := evaluate(t, dir, oneFilePerTask(tasks))
+		for _, at := range intentLines(tasks) {
+			e := &tasks[at[0]][at[1]]
+			e.body = strings.ReplaceAll(e.body, titled, untitled)
+		}
+		record := genEvent{"ops", time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC), fmt.Sprintf(
+			`"type":"authorization","authorization":"auth-unused","by":"alice","reason":"a title","destination":%s,"content":{"sha256":%q}`, titled, sha)}
+		after := evaluate(t, dir, oneFilePerTask(append(tasks, []genEvent{record})))
+		for k, want := range before.checks {
+			if got := after.checks[k]; decisionOf(got) != decisionOf(want) {
+				t.Fatalf("check %s: %s with the title in the intents, %s with it in a record", k, want, got)
+			}
+		}
+	})
+}
+
+// decisionOf is a check's decision without its reasons.
+func decisionOf(check string) string {
+	d, _, _ := strings.Cut(check, " ")
+	return d
+}
+
 // TestProperty_AtMostOneRunningTaskOfAScopeIsAllowedAtSend (SPEC §5): the
 // election has one winner, also across scopes whose destinations may be
 // the same, whatever the history.

@@ -56,10 +56,15 @@ var knownTypes = map[string]func(r gjson.Result) string{
 		return checkDestinationContent(r)
 	},
 	"authorization": func(r gjson.Result) string {
-		if msg := requiredString(r, "authorization"); msg != "" {
-			return msg
+		// by and reason are not optional (SPEC §3): a record is a person's
+		// knowing decision, and one without them would open a scope all
+		// the same (an adversarial review: a task wrote its own record).
+		for _, name := range []string{"authorization", "by", "reason"} {
+			if msg := requiredString(r, name); msg != "" {
+				return msg
+			}
 		}
-		if msg := optionalStrings(r, "by", "reason", "key"); msg != "" {
+		if msg := optionalStrings(r, "key"); msg != "" {
 			return msg
 		}
 		if r.Get("key").Exists() {

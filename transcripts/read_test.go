@@ -51,6 +51,10 @@ func TestRead_BadInputBecomesProblemsAndKeepsReadableEvents(t *testing.T) {
 		{"ts without offset", `{"ts":"2026-11-30 07:00","task":"t3","type":"send_fired"}` + "\n", 0, 1, "t3", "RFC 3339"},
 		{"missing type", `{"ts":"2026-11-30T07:00:00Z","task":"t3"}` + "\n", 0, 1, "t3", "missing type"},
 		{"bad field keeps the event", `{"ts":"2026-11-30T07:00:00Z","task":"t4","type":"gate_check","checkpoint":"send","decision":"maybe"}` + "\n", 1, 1, "t4", "decision must be allow or stop"},
+		// SPEC §3 names by and reason for every record (adversarial review: a record without them opened a scope).
+		{"authorization without by", `{"ts":"2026-11-30T07:00:00Z","task":"ops","type":"authorization","authorization":"A1","reason":"again","key":"v1|dest=slack/C1|sha256=2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"}` + "\n", 1, 1, "ops", "by must be a non-empty string"},
+		{"authorization without reason", `{"ts":"2026-11-30T07:00:00Z","task":"ops","type":"authorization","authorization":"A1","by":"alice","key":"v1|dest=slack/C1|sha256=2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"}` + "\n", 1, 1, "ops", "reason must be a non-empty string"},
+		{"authorization with by and reason", `{"ts":"2026-11-30T07:00:00Z","task":"ops","type":"authorization","authorization":"A1","by":"alice","reason":"again","key":"v1|dest=slack/C1|sha256=2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"}` + "\n", 1, 0, "", ""},
 		{"response without ok", `{"ts":"2026-11-30T07:00:00Z","task":"t4","type":"response"}` + "\n", 1, 1, "t4", "ok must be"},
 		{"deeply nested JSON", `{"ts":"2026-11-30T07:00:00Z","task":"t5","type":"ui_changed","x":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "}\n", 1, 0, "", ""},
 		{"nesting deeper than any stack", strings.Repeat("[", 20<<20) + "\n" + good + "\n", 1, 1, "", "not valid JSON"},

@@ -654,6 +654,24 @@ weighed_scope(s) if {
 	may_be_same_as_asked(s.destination)
 }
 
+# The reverse: asked in an authorization's scope, an original scope whose
+# tasks named this authorization, for a key its record does not give
+# (UNKNOWN_AUTHORIZATION, so the analyzer kept them in `original`), is
+# weighed too: if their destination is the record's after all (it may be
+# the same), their delivery was the authorization's one more.
+weighed_scope(s) if {
+	s.id != q.scope_id
+	q.key != ""
+	q.scope != "original"
+	s.scope == "original"
+	s.content_sha256 == q.content_sha256
+	may_be_same_as_asked(s.destination)
+	some id in s.tasks
+	some i in input.tasks[id].intents
+	i.authorization == q.scope
+	i.scope_id == s.id
+}
+
 # A destination may be the one asked about: by the rule of SPEC §2, or,
 # known by title alone, by a title the history gives the asked identity
 # (input.query.titles), though the asker named none.
@@ -662,6 +680,13 @@ may_be_same_as_asked(d) if may_be_same(d, q.destination)
 may_be_same_as_asked(d) if {
 	not strong_destination(d)
 	folded_title(d) in {t | some t in q.titles}
+}
+
+# Asked by title alone: a provider identity the history gives that title
+# (input.query.identities) may be the one asked about.
+may_be_same_as_asked(d) if {
+	strong_destination(d)
+	folded_identity(d) in {i | some i in q.identities}
 }
 
 q_facts := [f | some s in q_scope; some f in s.facts]
@@ -910,7 +935,7 @@ weighed_same := sprintf(" (with the scopes whose destination may be the same: %s
 	count(others) > 0
 } else := ""
 
-weighed_unrecorded := sprintf(" (with the authorization scopes whose record may be another key's: %s)", [concat(", ", others)]) if {
+weighed_unrecorded := sprintf(" (with the scopes of intents whose authorization record may or may not be for their key: %s)", [concat(", ", others)]) if {
 	others := [sprintf("%s scope %s", [s.key, s.scope]) | some s in q_scope; s.scope != q.scope]
 	count(others) > 0
 } else := ""
