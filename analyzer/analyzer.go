@@ -164,9 +164,13 @@ func newFact(e *transcripts.Event) Fact {
 		case "result":
 			fact.Result, _ = v.(string)
 		case "label":
-			fact.Label, _ = v.(string)
+			if l, _ := v.(string); l != "" {
+				fact.rare().Label = l
+			}
 		case "idempotency_token":
-			fact.IdempotencyToken, _ = v.(string)
+			if tok, _ := v.(string); tok != "" {
+				fact.rare().IdempotencyToken = tok
+			}
 		case "ok":
 			if ok, isBool := v.(bool); isBool {
 				fact.OK = &ok
@@ -475,7 +479,8 @@ func (b *Builder) content(r uint32) string {
 	if f.OK != nil {
 		ok = strconv.FormatBool(*f.OK)
 	}
-	return strings.Join([]string{f.Intent, f.Checkpoint, f.Decision, f.Result, f.Label, ok, f.IdempotencyToken, string(f.Fields)}, "\x00")
+	rare := f.Rare()
+	return strings.Join([]string{f.Intent, f.Checkpoint, f.Decision, f.Result, rare.Label, ok, rare.IdempotencyToken, string(f.Fields)}, "\x00")
 }
 
 // permute moves fact i to position dest[i] for every i, in place across
@@ -934,10 +939,10 @@ func (f *Facts) attribute(fact *Fact, scopes map[string]*Scope) *Scope {
 		if in != nil {
 			why = "intent " + in.ID + " has no key: " + in.KeyError
 			if d := in.Destination; d != (Destination{}) {
-				fact.UnkeyedDestination = &d
+				fact.rare().UnkeyedDestination = &d
 			}
 		}
-		fact.UnkeyedBecause = why
+		fact.rare().UnkeyedBecause = why
 		t.KeyUnknown = true
 		return nil
 	}

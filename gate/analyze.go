@@ -47,7 +47,8 @@ func (g *Gate) Analyze(ctx context.Context, req AnalyzeRequest) (*report.Report,
 		}
 		return nil, err
 	}
-	rep, err := report.Build(facts, a, eng.Rules(), req.FailOn)
+	// The facts are this call's own: the report may release them.
+	rep, err := report.BuildReleasing(facts, a, eng.Rules(), req.FailOn)
 	if err != nil {
 		return nil, err
 	}

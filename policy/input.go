@@ -205,26 +205,27 @@ type factConv struct {
 }
 
 func (c factConv) fact(f *analyzer.Fact) *ast.Term {
+	rare := f.Rare()
 	items := make([][2]*ast.Term, 0, 16)
 	items = append(items, item("seq", num(f.Seq)), item("ts", sterm(f.TS)), item("task", sterm(f.Task)),
 		item("type", sterm(f.Type)), item("segment", num(f.Segment)), item("segment_ended", boolean(f.SegmentEnded)),
 		item("at", pointer(&f.At)))
 	for _, s := range [...]struct {
 		name, v string
-	}{{"intent", f.Intent}, {"unkeyed_because", f.UnkeyedBecause}, {"checkpoint", f.Checkpoint},
-		{"decision", f.Decision}, {"result", f.Result}, {"label", f.Label}} {
+	}{{"intent", f.Intent}, {"unkeyed_because", rare.UnkeyedBecause}, {"checkpoint", f.Checkpoint},
+		{"decision", f.Decision}, {"result", f.Result}, {"label", rare.Label}} {
 		if s.v != "" {
 			items = append(items, item(s.name, sterm(s.v)))
 		}
 	}
-	if f.UnkeyedDestination != nil {
-		items = append(items, item("unkeyed_destination", destination(f.UnkeyedDestination)))
+	if rare.UnkeyedDestination != nil {
+		items = append(items, item("unkeyed_destination", destination(rare.UnkeyedDestination)))
 	}
 	if f.OK != nil {
 		items = append(items, item("ok", boolean(*f.OK)))
 	}
-	if f.IdempotencyToken != "" {
-		items = append(items, item("idempotency_token", sterm(f.IdempotencyToken)))
+	if rare.IdempotencyToken != "" {
+		items = append(items, item("idempotency_token", sterm(rare.IdempotencyToken)))
 	}
 	if c.fields && f.Fields != "" {
 		v, err := ast.ValueFromReader(strings.NewReader(string(f.Fields)))

@@ -133,6 +133,19 @@ type Summary struct {
 // Build joins facts and the policy's analysis into a report. failOn is the
 // lowest severity that fails the run ("none" never fails).
 func Build(f *analyzer.Facts, a *policy.Analysis, rules []policy.RuleInfo, failOn string) (*Report, error) {
+	return build(f, a, rules, failOn, false)
+}
+
+// BuildReleasing is Build for a caller that reads f and a no further: it
+// drops each key scope's facts (and their classes) once their evidence is
+// drawn, so that the facts of a large history and the report's evidence
+// are never all held at once (issue 15: the two together were the peak of
+// a 1 GB analyze). f's scopes are left without facts.
+func BuildReleasing(f *analyzer.Facts, a *policy.Analysis, rules []policy.RuleInfo, failOn string) (*Report, error) {
+	return build(f, a, rules, failOn, true)
+}
+
+func build(f *analyzer.Facts, a *policy.Analysis, rules []policy.RuleInfo, failOn string, release bool) (*Report, error) {
 	if len(a.Scopes) != len(f.Scopes) {
 		return nil, fmt.Errorf("report: policy judged %d key scopes, the facts hold %d", len(a.Scopes), len(f.Scopes))
 	}
@@ -176,6 +189,9 @@ func Build(f *analyzer.Facts, a *policy.Analysis, rules []policy.RuleInfo, failO
 		}
 		r.Keys = append(r.Keys, k)
 		s.States[v.State]++
+		if release {
+			sc.Facts, a.Scopes[i].Classes = nil, nil
+		}
 	}
 	for _, fd := range r.Findings {
 		s.Findings[fd.Severity]++
@@ -207,14 +223,14 @@ func detail(f analyzer.Fact) string {
 	case f.Type == "readback":
 		return f.Result
 	case f.Type == "status":
-		return f.Label
+		return f.Rare().Label
 	case f.OK != nil:
 		if *f.OK {
 			return "ok"
 		}
 		return "not ok"
-	case f.IdempotencyToken != "":
-		return "token " + f.IdempotencyToken
+	case f.Rare().IdempotencyToken != "":
+		return "token " + f.Rare().IdempotencyToken
 	}
 	return ""
 }
