@@ -875,24 +875,35 @@ func destinationOf(dm map[string]any) Destination {
 // by its key alone, its destination's crossings would hide (an adversarial
 // review: an intent keyed slack/C2 whose destination was slack/C1 sent,
 // and a check for slack/C1 allowed). A part the line leaves out is the
-// key's; a content path that cannot be hashed proves nothing either way.
+// key's; a content path that cannot be read leaves the line without a key.
 func (b *Builder) agreesWithKey(e *transcripts.Event, k Key, dm, cm map[string]any) error {
 	if dm == nil && cm == nil {
 		return nil
 	}
 	d := k.Destination
 	if dm != nil {
-		d = destinationOf(dm)
+		// The parts the destination leaves out are the key's: {"id":"C2"}
+		// with a key for slack/C1 names slack/C2, another key (a fourth
+		// adversarial review: it was never compared).
+		given := destinationOf(dm)
+		if _, ok := dm["provider"]; ok {
+			d.Provider = given.Provider
+		}
+		if _, ok := dm["id"]; ok {
+			d.ID = given.ID
+		}
+		if _, ok := dm["title"]; ok {
+			d.Title = given.Title
+		}
 	}
 	if cm == nil {
 		cm = map[string]any{"sha256": k.SHA256}
 	}
 	other, err := b.fieldsKey(e, d, cm)
-	var m *malformedError
-	if errors.As(err, &m) {
-		return err
+	if err != nil {
+		return err // a path that cannot be read cannot confirm the key
 	}
-	if err == nil && other.String() != k.String() {
+	if other.String() != k.String() {
 		return &malformedError{err: fmt.Errorf("key %s and the line's destination and content (%s) name different keys", k, other)}
 	}
 	return nil
@@ -901,17 +912,42 @@ func (b *Builder) agreesWithKey(e *transcripts.Event, k Key, dm, cm map[string]a
 // fieldsKey is the key of a destination and a content object.
 func (b *Builder) fieldsKey(e *transcripts.Event, d Destination, cm map[string]any) (Key, error) {
 	shaField, hasSHA := cm["sha256"]
+	p, _ := cm["path"].(string)
 	if hasSHA {
 		sha, _ := shaField.(string)
 		if _, err := effect.NormalizeSHA256(sha); err != nil {
 			return Key{}, &malformedError{err: err}
 		}
-		return effect.NewKey(d, sha)
+		k, err := effect.NewKey(d, sha)
+		if err != nil || p == "" {
+			return k, err
+		}
+		// A path beside the digest must hold those bytes: else the line
+		// has two readings (a fourth adversarial review: the sha256 won
+		// silently). A path that cannot be read cannot confirm it, and
+		// leaves the intent without a key (SPEC §2), which fails closed.
+		sum, err := b.hashPath(e, p)
+		if err != nil {
+			return Key{}, fmt.Errorf("content path: %v (the sha256 beside it cannot be confirmed)", err)
+		}
+		if sum != k.SHA256 {
+			return Key{}, &malformedError{err: fmt.Errorf("content sha256 %s and the bytes of path %s (sha256 %s) differ", k.SHA256, p, sum)}
+		}
+		return k, nil
 	}
-	p, _ := cm["path"].(string)
 	if p == "" {
 		return Key{}, fmt.Errorf("content needs sha256 or path")
 	}
+	sum, err := b.hashPath(e, p)
+	if err != nil {
+		return Key{}, fmt.Errorf("content path: %v", err)
+	}
+	return effect.NewKey(d, sum)
+}
+
+// hashPath is the SHA-256 of the file a line's content path names
+// (relative to the line's file, through the path maps), hashed once a run.
+func (b *Builder) hashPath(e *transcripts.Event, p string) (string, error) {
 	p = filepath.FromSlash(p)
 	if !filepath.IsAbs(p) && e.File != "-" {
 		p = filepath.Join(filepath.Dir(filepath.FromSlash(e.File)), p)
@@ -922,10 +958,7 @@ func (b *Builder) fieldsKey(e *transcripts.Event, d Destination, cm map[string]a
 		h.sum, h.err = effect.HashFile(p)
 		b.hashes[p] = h
 	}
-	if h.err != nil {
-		return Key{}, fmt.Errorf("content path: %v", h.err)
-	}
-	return effect.NewKey(d, h.sum)
+	return h.sum, h.err
 }
 
 // attribute ties one fact to an intent's key scope (SPEC §3: the named

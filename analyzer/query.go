@@ -141,8 +141,12 @@ func (f *Facts) scoped(q *Query, k Key, authorization string) {
 	q.ScopeID = q.Key + "#" + q.Scope
 }
 
-// titlesOf lists the canonical titles of d and of every intent in the
-// history whose provider identity is d's but for letter case.
+// titlesOf lists the canonical titles of d and those the history gives
+// its provider identity (but for letter case). For d known by its title
+// alone, the titles the history gives any identity that carries d's title
+// too: two titles one channel carries may name the same channel (a fourth
+// adversarial review: tasks for "alpha" and for "beta", slack/C1 titled
+// both, were both allowed at send).
 func (f *Facts) titlesOf(d Destination) []string {
 	set := map[string]bool{}
 	if t := effect.CanonicalTitle(d.Title); t != "" {
@@ -151,6 +155,12 @@ func (f *Facts) titlesOf(d Destination) []string {
 	if !d.Weak() {
 		for _, t := range f.identityTitles()[foldedIdentity(d)] {
 			set[t] = true
+		}
+	} else {
+		for _, identity := range f.identitiesOf(d) {
+			for _, t := range f.identityTitles()[identity] {
+				set[t] = true
+			}
 		}
 	}
 	out := make([]string, 0, len(set))

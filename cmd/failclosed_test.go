@@ -148,9 +148,15 @@ func TestCheck_KeyAndDestinationThatDisagreeStop(t *testing.T) {
 		{"intent key C2, destination C1", `{"ts":"2026-11-30T07:00:01Z","task":"t1","type":"intent","key":"` + c2 + `","destination":{"provider":"slack","id":"C1"}}`, true},
 		{"intent key of other content, content of this", `{"ts":"2026-11-30T07:00:01Z","task":"t1","type":"intent","key":"` + other + `","content":{"sha256":"` + fcSHA + `"}}`, true},
 		{"intent key and destination agree, title given", `{"ts":"2026-11-30T07:00:01Z","task":"t1","type":"intent","key":"` + c1 + `","destination":{"provider":"slack","id":"C1","title":"fin"},"content":{"sha256":"` + strings.ToUpper(fcSHA) + `"}}`, false},
+		// A fourth review: the parts a destination leaves out are the key's.
+		{"intent key C2, destination id C1 alone", `{"ts":"2026-11-30T07:00:01Z","task":"t1","type":"intent","key":"` + c2 + `","destination":{"id":"C1"}}`, true},
+		{"intent key slack/C1, destination provider mail alone", `{"ts":"2026-11-30T07:00:01Z","task":"t1","type":"intent","key":"` + c1 + `","destination":{"provider":"mail"}}`, true},
+		{"intent key slack/C1, destination title alone", `{"ts":"2026-11-30T07:00:01Z","task":"t1","type":"intent","key":"` + c1 + `","destination":{"title":"fin"}}`, false},
+		{"content sha256 of other bytes than its path's", `{"ts":"2026-11-30T07:00:01Z","task":"t1","type":"intent","destination":{"provider":"slack","id":"C1"},"content":{"sha256":"` + fcSHA + `","path":"other.txt"}}`, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "other.txt"), "other bytes\n")
 			writeFile(t, filepath.Join(dir, "t1.jsonl"), strings.Join([]string{
 				`{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"task_started","relation":"root"}`,
 				c.line,
@@ -169,6 +175,18 @@ func TestCheck_KeyAndDestinationThatDisagreeStop(t *testing.T) {
 			}
 		})
 	}
+	// A digest beside a path that cannot be read is not confirmed: the
+	// intent has no key (SPEC §2), and its crossing stops every check for
+	// the destination, whatever the content (it was read by its sha256).
+	dir0 := t.TempDir()
+	writeFile(t, filepath.Join(dir0, "t1.jsonl"), strings.Join([]string{
+		`{"ts":"2026-11-30T07:00:01Z","task":"t1","type":"intent","destination":{"provider":"slack","id":"C1"},"content":{"sha256":"` + fcSHA + `","path":"gone.txt"}}`,
+		`{"ts":"2026-11-30T07:00:02Z","task":"t1","type":"send_fired"}`,
+	}, "\n")+"\n")
+	out, _, code := runWith(t, "", builtinRules(t), "check", "--task", "t4", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", strings.Repeat("ab", 32), dir0)
+	if code != ExitFindings || !strings.Contains(out, "UNKEYED_CROSSING") {
+		t.Errorf("a sha256 beside an unreadable path: exit %d, want UNKEYED_CROSSING for other content:\n%s", code, out)
+	}
 	// A record keyed C2 whose destination is C1 authorizes neither.
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "h.jsonl"), strings.Join([]string{
@@ -178,7 +196,7 @@ func TestCheck_KeyAndDestinationThatDisagreeStop(t *testing.T) {
 		`{"ts":"2026-11-30T07:00:03Z","task":"ops","type":"authorization","authorization":"A1","by":"alice","reason":"again","key":"` + c2 + `","destination":{"provider":"slack","id":"C1"}}`,
 		`{"ts":"2026-11-30T07:00:04Z","task":"t2","type":"intent","key":"` + c2 + `","authorization":"A1"}`,
 	}, "\n")+"\n")
-	out, _, code := runWith(t, "", builtinRules(t), "check", "--task", "t2", "--checkpoint", "send", dir)
+	out, _, code = runWith(t, "", builtinRules(t), "check", "--task", "t2", "--checkpoint", "send", dir)
 	if code != ExitFindings || !strings.Contains(out, "HISTORY_UNREADABLE") {
 		t.Errorf("record whose key and destination disagree: exit %d, want HISTORY_UNREADABLE:\n%s", code, out)
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -62,6 +63,11 @@ var knownTypes = map[string]func(r gjson.Result) string{
 		for _, name := range []string{"authorization", "by", "reason"} {
 			if msg := requiredString(r, name); msg != "" {
 				return msg
+			}
+		}
+		for _, name := range []string{"by", "reason"} {
+			if strings.TrimFunc(r.Get(name).Str, func(c rune) bool { return unicode.IsSpace(c) || unicode.Is(unicode.Cf, c) }) == "" {
+				return name + " must say something (it is only white space)"
 			}
 		}
 		if msg := optionalStrings(r, "key"); msg != "" {
