@@ -352,7 +352,9 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 	f.markProblems()
 	f.unrecordedAuthorizations()
 	for _, t := range f.Tasks {
-		if t.Relation == "resumed" && len(t.Intents) == 0 {
+		if t.Relation == "resumed" {
+			// Also when it declares intents of its own later: until then
+			// its evidence is the inherited intent's.
 			t.InheritedIntent = f.inheritedIntent(t)
 		}
 		t.Lineage = f.lineage(t)
@@ -754,13 +756,19 @@ func (f *Facts) lineage(t *Task) []string {
 
 // inheritedIntent follows `resumes` links to the latest intent of the
 // nearest resumed task that has one.
+// inheritedIntent is the intent a resumed task takes over: the latest its
+// predecessors declared before it started. An intent a superseded task
+// writes later does not move the resumer's evidence (a fourth adversarial
+// review: t1's late intent for C9 took t2's send from C1's scope, and the
+// consumed scope was free again).
 func (f *Facts) inheritedIntent(t *Task) *Intent {
 	seen := map[string]bool{t.ID: true}
 	for cur := f.Tasks[t.Resumes]; cur != nil && !seen[cur.ID]; cur = f.Tasks[cur.Resumes] {
 		seen[cur.ID] = true
-		if n := len(cur.Intents); n > 0 {
-			in := cur.Intents[n-1]
-			return &in
+		for i := len(cur.Intents) - 1; i >= 0; i-- {
+			if in := cur.Intents[i]; !t.History || in.Seq < t.startSeq {
+				return &in
+			}
 		}
 	}
 	return nil
@@ -985,13 +993,33 @@ func (f *Facts) attribute(fact *Fact, scopes map[string]*Scope) *Scope {
 
 func (f *Facts) intentFor(t *Task, named string, seq int) (*Intent, string) {
 	if named != "" {
-		for cur, seen := t, map[string]bool{}; cur != nil && !seen[cur.ID]; cur = f.Tasks[cur.Resumes] {
+		// The intent of that name in force then: the task's own declared
+		// before, else a predecessor's, else its own declared later (a
+		// fourth review: a resumer's send named q, the inherited q, and
+		// went to the other q the resumer declared afterwards).
+		var own, later *Intent
+		for i := range t.Intents {
+			if in := &t.Intents[i]; in.ID == named {
+				if in.Seq < seq {
+					own = in
+				} else if later == nil {
+					later = in
+				}
+			}
+		}
+		if own != nil {
+			return own, ""
+		}
+		for cur, seen := f.Tasks[t.Resumes], map[string]bool{t.ID: true}; cur != nil && !seen[cur.ID]; cur = f.Tasks[cur.Resumes] {
 			seen[cur.ID] = true
 			for i := range cur.Intents {
 				if cur.Intents[i].ID == named {
 					return &cur.Intents[i], ""
 				}
 			}
+		}
+		if later != nil {
+			return later, ""
 		}
 		return nil, fmt.Sprintf("names intent %q, which task %s does not declare", named, t.ID)
 	}
@@ -1004,13 +1032,17 @@ func (f *Facts) intentFor(t *Task, named string, seq int) (*Intent, string) {
 	if latest != nil {
 		return latest, ""
 	}
+	if t.InheritedIntent != nil {
+		// A resumed task's evidence before its own first intent is the
+		// inherited intent's: that one was in force (a fourth review: a
+		// resumer's send went to the intent it declared seven seconds
+		// later, and the inherited scope was free again).
+		return t.InheritedIntent, ""
+	}
 	if len(t.Intents) > 0 {
 		// Evidence before the task declared its intent (a gate check
 		// first, say) belongs to the intent it declares next.
 		return &t.Intents[0], ""
-	}
-	if t.InheritedIntent != nil {
-		return t.InheritedIntent, ""
 	}
 	return nil, "task " + t.ID + " declares no intent"
 }
