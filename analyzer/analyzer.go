@@ -405,17 +405,22 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 }
 
 // Ranks of events within one task and one instant (SPEC §3): what shapes
-// the task first, then checks, approaches, crossings, uncertainty,
-// retreats, labels and unknown types, and last what ends a segment
+// the task first, then retreats, checks, approaches, crossings,
+// uncertainty, labels and unknown types, and last what ends a segment
 // (interrupted, task_ended, a restart), so that a crossing or approach
-// that shares its time with the end of its segment counts as before it.
+// that shares its time with the end of its segment counts as before it,
+// and one that shares it with a retreat as after it: a retreat resolves
+// an approach only when it comes later (SPEC §4 rule 2), and at one
+// instant that is not known (two adversarial reviews: a picker opened,
+// dismissed and opened again within a second, then a crash, read as
+// resolved, and a check allowed).
 const (
 	rankDeclare = iota // the first task_started, intent, authorization, task_spawned
+	rankRetreat
 	rankCheck
 	rankApproach
 	rankCrossing
 	rankUncertainty
-	rankRetreat
 	rankOther
 	rankEnd
 )
