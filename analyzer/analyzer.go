@@ -334,12 +334,16 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 				Reason: l.str("reason"), Segment: t.Segment, At: Pointer{e.File, e.Line}})
 		case "intent":
 			in := b.intent(e, seq, len(t.Intents))
+			in.ts = formatTS(e.TS)
 			for _, prev := range t.Intents {
 				if prev.ID == in.ID && (prev.Key != in.Key || prev.Key == "" || prev.Authorization != in.Authorization) {
 					// Evidence that names this id could mean either.
 					t.incomplete(fmt.Sprintf("intent %s is declared twice, with different keys (%s:%d, %s:%d)",
 						in.ID, prev.At.File, prev.At.Line, in.At.File, in.At.Line))
 				}
+			}
+			if n := len(t.Intents); n > 0 && t.Intents[n-1].ts == in.ts {
+				t.Intents[n-1].tied, in.tied = true, true // in time order: ties are neighbours
 			}
 			t.Intents = append(t.Intents, in)
 		case "authorization":
@@ -398,6 +402,12 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 		} else {
 			f.Unkeyed = run
 		}
+	}
+	if len(f.ambiguous) > 0 {
+		// A run shares its chunk: the merge makes a slice of its own.
+		f.Unkeyed = append(slices.Clip(f.Unkeyed), f.ambiguous...)
+		slices.SortStableFunc(f.Unkeyed, func(x, y Fact) int { return cmp.Compare(x.Seq, y.Seq) })
+		f.ambiguous = nil
 	}
 	b.chunks = nil
 	f.collectTitles()
@@ -980,7 +990,11 @@ func (b *Builder) hashPath(e *transcripts.Event, p string) (string, error) {
 func (f *Facts) attribute(fact *Fact, scopes map[string]*Scope) *Scope {
 	t := f.Tasks[fact.Task]
 	fact.SegmentEnded = fact.Segment < t.Segment || t.Ended || t.SupersededBy != ""
-	in, why := f.intentFor(t, fact.Intent, fact.Seq)
+	named := fact.Intent
+	in, why := f.intentFor(t, named, fact.Seq)
+	if named == "" && in != nil && in.ts != "" && mayHaveCrossed(fact) {
+		f.sameInstant(t, in, fact)
+	}
 	if in == nil || in.KeyError != "" {
 		if in != nil {
 			why = "intent " + in.ID + " has no key: " + in.KeyError
@@ -994,6 +1008,68 @@ func (f *Facts) attribute(fact *Fact, scopes map[string]*Scope) *Scope {
 	}
 	fact.Intent = in.ID
 	return scopes[in.ScopeID]
+}
+
+// mayHaveCrossed: a crossing, or an approach (SPEC §2), which an unkeyed
+// fact must be to matter.
+func mayHaveCrossed(fact *Fact) bool {
+	switch fact.Type {
+	case "picker_accepted", "send_fired", "request_sent", "outgoing_item_seen", "readback", "response", "picker_opened":
+		return true
+	case "gate_check":
+		return fact.Decision == "allow" && (fact.Checkpoint == "picker" || fact.Checkpoint == "send")
+	}
+	return false
+}
+
+// sameInstant: a crossing or approach that names no intent is given the
+// task's latest intent; when that intent shares its instant with the fact,
+// or with another intent of the task, the order at that instant is not
+// known (SPEC §3 reads ties the fail-closed way), and the fact may as well
+// be the other intent's: the one in force just before, or the other
+// declared at that instant (a fourth adversarial review: intents q2 and q1
+// declared in one second, then a send, and a check for q1's channel
+// allowed). For each such intent of another key, a copy of the fact joins
+// the unkeyed facts with that intent's destination: a check of a scope it
+// may share stops on it (UNKEYED_CROSSING), and analyze names it.
+func (f *Facts) sameInstant(t *Task, in *Intent, fact *Fact) {
+	var others []*Intent
+	var before *Intent // the intent in force just before in, when the fact shares in's instant
+	if in.ts == fact.TS {
+		var prev *Intent
+		for i := range t.Intents {
+			if c := &t.Intents[i]; c.Seq < in.Seq {
+				prev = c
+			}
+		}
+		if prev == nil && t.InheritedIntent != nil && t.InheritedIntent != in {
+			prev = t.InheritedIntent
+		}
+		if prev != nil {
+			others, before = append(others, prev), prev
+		}
+	}
+	for i := 0; in.tied && i < len(t.Intents); i++ {
+		if c := &t.Intents[i]; c != in && c.Seq < in.Seq && c.ts == in.ts && !slices.Contains(others, c) {
+			others = append(others, c)
+		}
+	}
+	for _, o := range others {
+		if o.Key == in.Key && o.KeyError == "" && in.KeyError == "" {
+			continue
+		}
+		c := *fact
+		rare := fact.Rare()
+		d := o.Destination
+		rare.UnkeyedDestination = &d
+		if o == before {
+			rare.UnkeyedBecause = fmt.Sprintf("it shares its instant (%s) with task %s's intent %s, so it may be intent %s's", in.ts, t.ID, in.ID, o.ID)
+		} else {
+			rare.UnkeyedBecause = fmt.Sprintf("task %s's intents %s and %s are ordered by one instant (%s), so it may be intent %s's", t.ID, o.ID, in.ID, in.ts, o.ID)
+		}
+		c.FactRare, c.Intent = &rare, ""
+		f.ambiguous = append(f.ambiguous, c)
+	}
 }
 
 func (f *Facts) intentFor(t *Task, named string, seq int) (*Intent, string) {

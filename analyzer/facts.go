@@ -46,6 +46,7 @@ type Facts struct {
 	Query *Query `json:"query,omitempty"`
 
 	titlesByIdentity map[string][]string // identityTitles, built on first use
+	ambiguous        []Fact              // sameInstant's copies, until Build merges them
 }
 
 // Options are settings of a run that rules read.
@@ -139,6 +140,8 @@ type Intent struct {
 	ContentName     string  `json:"content_name,omitempty"`
 	Seq             int     `json:"seq"`
 	At              Pointer `json:"at"`
+	ts              string  // when it was declared, as facts' TS
+	tied            bool    // another intent of the task shares ts
 }
 
 // Authorization is a person's record re-authorizing one more delivery.
