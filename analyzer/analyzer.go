@@ -300,6 +300,16 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 				t.Ended, t.Status = false, ""
 				t.Interruptions = append(t.Interruptions, Interruption{Seq: seq, TS: formatTS(e.TS),
 					Reason: "restart", Segment: t.Segment, At: Pointer{e.File, e.Line}})
+				// A restart that tells another story of the task (resumes
+				// another task, another relation or parent) has two
+				// readings, and neither is taken (a fourth adversarial
+				// review: a restart's resumes was ignored, and the task it
+				// named stayed eligible).
+				rel, res, par := l.str("relation"), l.str("resumes"), l.str("parent")
+				if (rel != "" && rel != t.Relation) || res != t.Resumes && (res != "" || rel == "resumed") || (par != "" && par != t.Parent) {
+					t.incomplete(fmt.Sprintf("task_started at %s:%d (relation %q, resumes %q, parent %q) disagrees with the task's first start (relation %q, resumes %q, parent %q)",
+						e.File, e.Line, rel, res, par, t.Relation, t.Resumes, t.Parent))
+				}
 				continue
 			}
 			t.started = true
