@@ -1005,6 +1005,19 @@ func (f *Facts) attribute(fact *Fact, scopes map[string]*Scope) *Scope {
 	if named == "" && in != nil && in.ts != "" && mayHaveCrossed(fact) {
 		f.sameInstant(t, in, fact)
 	}
+	if named == "" && in != nil && in.Seq > fact.Seq && in.Task == t.ID && crossingType(fact.Type) {
+		// A crossing made before its task declared any intent is given
+		// the intent it declares next, and is also what SPEC §4 says it
+		// is: a crossing of a task that had declared no intent, unkeyed,
+		// with no destination known (two adversarial reviews: a worker's
+		// send, then its intent for C2, and a check for C1 allowed).
+		c := *fact
+		rare := fact.Rare()
+		rare.UnkeyedBecause = fmt.Sprintf("task %s had declared no intent yet (its first, %s, comes later)", t.ID, in.ID)
+		rare.UnkeyedDestination = nil
+		c.FactRare, c.Intent = &rare, ""
+		f.ambiguous = append(f.ambiguous, c)
+	}
 	if in == nil || in.KeyError != "" {
 		if in != nil {
 			why = "intent " + in.ID + " has no key: " + in.KeyError
@@ -1020,13 +1033,18 @@ func (f *Facts) attribute(fact *Fact, scopes map[string]*Scope) *Scope {
 	return scopes[in.ScopeID]
 }
 
+// crossingType: the evidence types of SPEC §2's crossing class, those the
+// ranks order as crossings (rules.rego's crossing_types:
+// TestCrossingType_AsTheRules).
+func crossingType(typ string) bool { return factRank(typ) == rankCrossing }
+
 // mayHaveCrossed: a crossing, or an approach (SPEC §2), which an unkeyed
 // fact must be to matter.
 func mayHaveCrossed(fact *Fact) bool {
-	switch fact.Type {
-	case "picker_accepted", "send_fired", "request_sent", "outgoing_item_seen", "readback", "response", "picker_opened":
+	switch {
+	case crossingType(fact.Type), fact.Type == "picker_opened":
 		return true
-	case "gate_check":
+	case fact.Type == "gate_check":
 		return fact.Decision == "allow" && (fact.Checkpoint == "picker" || fact.Checkpoint == "send")
 	}
 	return false
