@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"runtime"
+	"sync"
 )
 
 type jsonRenderer struct{}
@@ -49,24 +51,100 @@ func (jsonRenderer) Analyze(w io.Writer, r *Report) error {
 		bw.WriteString("\n  \"keys\": [],\n")
 	} else {
 		bw.WriteString("\n  \"keys\": [\n    ")
-		for i := range keys {
+		err := encodeEach(len(keys), func(i int) ([]byte, error) {
+			k, err := cutLongStrings(&keys[i], json.Marshal, json.Unmarshal)
+			if err != nil {
+				return nil, err
+			}
+			b, err := json.Marshal(k)
+			if err != nil {
+				return nil, err
+			}
+			return escapeJSONControls(indent(make([]byte, 0, len(b)*2), b, "    ", "  ")), nil
+		}, func(i int, b []byte) {
 			if i > 0 {
 				bw.WriteString(",\n    ")
 			}
-			k, err := cutLongStrings(&keys[i], json.Marshal, json.Unmarshal)
-			if err != nil {
-				return err
-			}
-			b, err := json.MarshalIndent(k, "    ", "  ")
-			if err != nil {
-				return err
-			}
-			bw.Write(escapeJSONControls(b))
+			bw.Write(b)
+		})
+		if err != nil {
+			return err
 		}
 		bw.WriteString("\n  ],\n")
 	}
 	bw.Write(after)
 	return bw.Flush()
+}
+
+// encodeEach encodes items 0..n-1 on every processor and writes them in
+// order, holding at most a window of encoded items at once: the key
+// scopes of a month of history are encoded in parallel, without the whole
+// report in memory (issue 15: rendering was the last serial part of a
+// large analyze). The first error stops it.
+func encodeEach(n int, encode func(int) ([]byte, error), write func(int, []byte)) error {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			b, err := encode(i)
+			if err != nil {
+				return err
+			}
+			write(i, b)
+		}
+		return nil
+	}
+	type result struct {
+		b   []byte
+		err error
+	}
+	const window = 64
+	slots := make([]chan result, n)
+	for i := range slots {
+		slots[i] = make(chan result, 1)
+	}
+	next := make(chan int)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				b, err := encode(i)
+				slots[i] <- result{b, err}
+			}
+		}()
+	}
+	// Feed indices at most a window ahead of the writer.
+	ahead := make(chan struct{}, window)
+	go func() {
+		defer close(next)
+		for i := 0; i < n; i++ {
+			select {
+			case ahead <- struct{}{}:
+			case <-stop:
+				return
+			}
+			select {
+			case next <- i:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	var err error
+	for i := 0; i < n; i++ {
+		r := <-slots[i]
+		<-ahead
+		if r.err != nil {
+			err = r.err
+			break
+		}
+		write(i, r.b)
+	}
+	close(stop)
+	wg.Wait()
+	return err
 }
 
 func (jsonRenderer) Check(w io.Writer, c *CheckReport) error {
