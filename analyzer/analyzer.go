@@ -344,7 +344,7 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 				Reason: l.str("reason"), Segment: t.Segment, At: Pointer{e.File, e.Line}})
 		case "intent":
 			in := b.intent(e, seq, len(t.Intents))
-			in.ts = formatTS(e.TS)
+			in.at = ts
 			for _, prev := range t.Intents {
 				if prev.ID == in.ID && (prev.Key != in.Key || prev.Key == "" || prev.Authorization != in.Authorization) {
 					// Evidence that names this id could mean either.
@@ -352,7 +352,7 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 						in.ID, prev.At.File, prev.At.Line, in.At.File, in.At.Line))
 				}
 			}
-			if n := len(t.Intents); n > 0 && t.Intents[n-1].ts == in.ts {
+			if n := len(t.Intents); n > 0 && t.Intents[n-1].at == in.at {
 				t.Intents[n-1].tied, in.tied = true, true // in time order: ties are neighbours
 			}
 			t.Intents = append(t.Intents, in)
@@ -360,7 +360,7 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 			f.Authorizations = append(f.Authorizations, b.authorization(e, seq))
 		}
 	}
-	b.lives, b.order, b.factAt, b.factSrc, lifeAt = nil, nil, nil, nil, nil
+	b.lives, b.order, b.factSrc, lifeAt = nil, nil, nil, nil // factAt: until the facts are attributed
 	f.addProblems(b.problems)
 	f.linkTasks()
 	f.markProblems()
@@ -384,9 +384,17 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 	}
 	group := make([]int32, b.nfacts)
 	count := make([]int, len(f.Scopes)+1)
+	// The last crossing or retreat of each task's segment: an approach
+	// before it is resolved (SPEC §4 rule 2), whatever intent it names.
+	f.lastResolving = map[taskSegment]int{}
+	for _, r := range evidence {
+		if fact := b.fact(r); crossingType(fact.Type) || fact.Type == "picker_dismissed" {
+			f.lastResolving[taskSegment{fact.Task, fact.Segment}] = fact.Seq
+		}
+	}
 	for _, r := range evidence {
 		g := int32(len(f.Scopes))
-		if s := f.attribute(b.fact(r), scopes); s != nil {
+		if s := f.attribute(b.fact(r), b.factAt[r], scopes); s != nil {
 			g = index[s.ID]
 		}
 		group[r] = g
@@ -413,6 +421,7 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 			f.Unkeyed = run
 		}
 	}
+	f.lastResolving = nil
 	if len(f.ambiguous) > 0 {
 		// A run shares its chunk: the merge makes a slice of its own.
 		f.Unkeyed = append(slices.Clip(f.Unkeyed), f.ambiguous...)
@@ -787,13 +796,27 @@ func (f *Facts) lineage(t *Task) []string {
 // review: t1's late intent for C9 took t2's send from C1's scope, and the
 // consumed scope was free again).
 func (f *Facts) inheritedIntent(t *Task) *Intent {
-	seen := map[string]bool{t.ID: true}
-	for cur := f.Tasks[t.Resumes]; cur != nil && !seen[cur.ID]; cur = f.Tasks[cur.Resumes] {
-		seen[cur.ID] = true
-		for i := len(cur.Intents) - 1; i >= 0; i-- {
-			if in := cur.Intents[i]; !t.History || in.Seq < t.startSeq {
-				return &in
-			}
+	return f.inheritedFrom(t, map[string]bool{t.ID: true})
+}
+
+// inheritedFrom is inheritedIntent along the resumes links, each task
+// judged at its own start: a resumer of a resumer continues what the one
+// it resumes held then (a fourth review: t3 resumed t2, which had taken
+// over t1's q1; t1's later q9 went to t3).
+func (f *Facts) inheritedFrom(t *Task, seen map[string]bool) *Intent {
+	cur := f.Tasks[t.Resumes]
+	if cur == nil || seen[cur.ID] {
+		return nil
+	}
+	seen[cur.ID] = true
+	for i := len(cur.Intents) - 1; i >= 0; i-- {
+		if in := cur.Intents[i]; !t.History || in.Seq < t.startSeq {
+			return &in
+		}
+	}
+	if cur.Relation == "resumed" {
+		if !cur.History || !t.History || cur.startSeq < t.startSeq {
+			return f.inheritedFrom(cur, seen)
 		}
 	}
 	return nil
@@ -997,26 +1020,13 @@ func (b *Builder) hashPath(e *transcripts.Event, p string) (string, error) {
 // attribute ties one fact to an intent's key scope (SPEC §3: the named
 // intent, else the task's latest intent, else the inherited one). It
 // returns nil for a fact tied to no key.
-func (f *Facts) attribute(fact *Fact, scopes map[string]*Scope) *Scope {
+func (f *Facts) attribute(fact *Fact, at stamp, scopes map[string]*Scope) *Scope {
 	t := f.Tasks[fact.Task]
 	fact.SegmentEnded = fact.Segment < t.Segment || t.Ended || t.SupersededBy != ""
 	named := fact.Intent
 	in, why := f.intentFor(t, named, fact.Seq)
-	if named == "" && in != nil && in.ts != "" && mayHaveCrossed(fact) {
-		f.sameInstant(t, in, fact)
-	}
-	if named == "" && in != nil && in.Seq > fact.Seq && in.Task == t.ID && crossingType(fact.Type) {
-		// A crossing made before its task declared any intent is given
-		// the intent it declares next, and is also what SPEC §4 says it
-		// is: a crossing of a task that had declared no intent, unkeyed,
-		// with no destination known (two adversarial reviews: a worker's
-		// send, then its intent for C2, and a check for C1 allowed).
-		c := *fact
-		rare := fact.Rare()
-		rare.UnkeyedBecause = fmt.Sprintf("task %s had declared no intent yet (its first, %s, comes later)", t.ID, in.ID)
-		rare.UnkeyedDestination = nil
-		c.FactRare, c.Intent = &rare, ""
-		f.ambiguous = append(f.ambiguous, c)
+	if in != nil && mayHaveCrossed(fact) {
+		f.otherReadings(t, in, named, fact, at)
 	}
 	if in == nil || in.KeyError != "" {
 		if in != nil {
@@ -1050,54 +1060,97 @@ func mayHaveCrossed(fact *Fact) bool {
 	return false
 }
 
-// sameInstant: a crossing or approach that names no intent is given the
-// task's latest intent; when that intent shares its instant with the fact,
-// or with another intent of the task, the order at that instant is not
-// known (SPEC §3 reads ties the fail-closed way), and the fact may as well
-// be the other intent's: the one in force just before, or the other
-// declared at that instant (a fourth adversarial review: intents q2 and q1
-// declared in one second, then a send, and a check for q1's channel
-// allowed). For each such intent of another key, a copy of the fact joins
-// the unkeyed facts with that intent's destination: a check of a scope it
-// may share stops on it (UNKEYED_CROSSING), and analyze names it.
-func (f *Facts) sameInstant(t *Task, in *Intent, fact *Fact) {
-	var others []*Intent
-	var before *Intent // the intent in force just before in, when the fact shares in's instant
-	if in.ts == fact.TS {
-		var prev *Intent
+// otherReadings: evidence that may have crossed is given one intent, and
+// some orders of the history give it another. SPEC §3 reads ties the
+// fail-closed way, and §4 makes a crossing of a task that had declared no
+// intent unkeyed; so for each other reading the fact is copied among the
+// unkeyed facts (UNKEYED_CROSSING says why) with that reading's
+// destination, and a check of a scope it may share stops on it. Four
+// adversarial reviews found each of these allowing:
+//   - made before the task declared the intent it is given (its first,
+//     declared later; a named id declared only later; an approach nothing
+//     of its task resolves later in its segment): no intent was in force,
+//     no destination known;
+//   - sharing its instant with that intent: the intent in force before
+//     the instant (none, for a task with no earlier intent), every other
+//     intent declared at it, and, for a named id, a predecessor's intent
+//     of that name;
+//   - given an intent tied with others at one instant: those others.
+//
+// A reading of the same key scope changes nothing and is left out.
+func (f *Facts) otherReadings(t *Task, in *Intent, named string, fact *Fact, at stamp) {
+	type reading struct {
+		in  *Intent
+		why string
+	}
+	var others []reading
+	sharing := func(o *Intent) reading {
+		return reading{o, fmt.Sprintf("it shares its instant (%s) with task %s's intent %s, so it may be intent %s's", fact.TS, t.ID, in.ID, o.ID)}
+	}
+	none := in.Seq > fact.Seq && (crossingType(fact.Type) || f.lastResolving[taskSegment{t.ID, fact.Segment}] < fact.Seq)
+	if in.at == at {
+		var before *Intent
 		for i := range t.Intents {
-			if c := &t.Intents[i]; c.Seq < in.Seq {
-				prev = c
+			if c := &t.Intents[i]; c.at.compare(at) < 0 {
+				before = c
 			}
 		}
-		if prev == nil && t.InheritedIntent != nil && t.InheritedIntent != in {
-			prev = t.InheritedIntent
+		if before == nil && t.InheritedIntent != nil && t.InheritedIntent != in {
+			before = t.InheritedIntent
 		}
-		if prev != nil {
-			others, before = append(others, prev), prev
+		if before != nil && (named == "" || before.ID == named) {
+			others = append(others, sharing(before))
+		}
+		if before == nil && named == "" && crossingType(fact.Type) {
+			none = true
+		}
+		if named != "" {
+			for cur, seen := f.Tasks[t.Resumes], map[string]bool{t.ID: true}; cur != nil && !seen[cur.ID]; cur = f.Tasks[cur.Resumes] {
+				seen[cur.ID] = true
+				for i := range cur.Intents {
+					if c := &cur.Intents[i]; c.ID == named && c.at.compare(at) <= 0 {
+						others = append(others, sharing(c))
+					}
+				}
+			}
+			for i := range t.Intents {
+				if c := &t.Intents[i]; c.ID == named && c.at == at {
+					others = append(others, sharing(c))
+				}
+			}
 		}
 	}
 	for i := 0; in.tied && i < len(t.Intents); i++ {
-		if c := &t.Intents[i]; c != in && c.Seq < in.Seq && c.ts == in.ts && !slices.Contains(others, c) {
-			others = append(others, c)
+		if c := &t.Intents[i]; c != in && c.at == in.at && (named == "" || c.ID == named) {
+			others = append(others, reading{c, fmt.Sprintf("task %s's intents %s and %s are ordered by one instant (%s), so it may be intent %s's", t.ID, c.ID, in.ID, formatTS(in.at.time()), c.ID)})
 		}
 	}
-	for _, o := range others {
-		if o.Key == in.Key && o.KeyError == "" && in.KeyError == "" {
-			continue
-		}
+	copyAs := func(d *Destination, why string) {
 		c := *fact
 		rare := fact.Rare()
-		d := o.Destination
-		rare.UnkeyedDestination = &d
-		if o == before {
-			rare.UnkeyedBecause = fmt.Sprintf("it shares its instant (%s) with task %s's intent %s, so it may be intent %s's", in.ts, t.ID, in.ID, o.ID)
-		} else {
-			rare.UnkeyedBecause = fmt.Sprintf("task %s's intents %s and %s are ordered by one instant (%s), so it may be intent %s's", t.ID, o.ID, in.ID, in.ts, o.ID)
-		}
+		rare.UnkeyedDestination, rare.UnkeyedBecause = d, why
 		c.FactRare, c.Intent = &rare, ""
 		f.ambiguous = append(f.ambiguous, c)
 	}
+	if none {
+		copyAs(nil, fmt.Sprintf("task %s had declared no intent yet (%s, which it is given, comes later or at the same instant)", t.ID, in.ID))
+	}
+	seen := map[*Intent]bool{in: true}
+	for _, r := range others {
+		o := r.in
+		if seen[o] || (o.ScopeID == in.ScopeID && o.KeyError == "" && in.KeyError == "") {
+			continue
+		}
+		seen[o] = true
+		d := o.Destination
+		copyAs(&d, r.why)
+	}
+}
+
+// taskSegment names one segment of one task.
+type taskSegment struct {
+	task    string
+	segment int
 }
 
 func (f *Facts) intentFor(t *Task, named string, seq int) (*Intent, string) {

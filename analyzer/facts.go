@@ -46,7 +46,8 @@ type Facts struct {
 	Query *Query `json:"query,omitempty"`
 
 	titlesByIdentity map[string][]string // identityTitles, built on first use
-	ambiguous        []Fact              // sameInstant's copies, until Build merges them
+	ambiguous        []Fact              // otherReadings' copies, until Build merges them
+	lastResolving    map[taskSegment]int // during attribution: see Build
 }
 
 // Options are settings of a run that rules read.
@@ -140,8 +141,8 @@ type Intent struct {
 	ContentName     string  `json:"content_name,omitempty"`
 	Seq             int     `json:"seq"`
 	At              Pointer `json:"at"`
-	ts              string  // when it was declared, as facts' TS
-	tied            bool    // another intent of the task shares ts
+	at              stamp   // when it was declared
+	tied            bool    // another intent of the task shares that instant
 }
 
 // Authorization is a person's record re-authorizing one more delivery.

@@ -201,3 +201,32 @@ func TestCheck_KeyAndDestinationThatDisagreeStop(t *testing.T) {
 		t.Errorf("record whose key and destination disagree: exit %d, want HISTORY_UNREADABLE:\n%s", code, out)
 	}
 }
+
+// A fourth adversarial review of the order and attribution rules: each
+// history stopped no check before its fix (the folders under
+// testdata/adversarial hold them as the review wrote them).
+func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
+	const h = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+	c1 := []string{"--task", "t3", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}
+	for _, c := range []struct {
+		dir, why string
+		args     []string
+	}{
+		{"a1", "a send names q at the instant the resumer declares its own q: the inherited q may be meant", c1},
+		{"tie4", "a worker's send at the instant of its first intent: it may have had none", []string{"--task", "p1", "--checkpoint", "send"}},
+		{"m3", "two intents at the send's instant: the intent in force before may be meant", []string{"--task", "t3", "--checkpoint", "send", "--destination", "slack/C0", "--sha256", h}},
+		{"tzA", "a tie written with two UTC offsets is a tie", c1},
+		{"au1", "a tie between two scopes of one key: A1's one more delivery may be spent", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h, "--authorization", "A1"}},
+		{"k1", "a worker's send names the intent it declares only later", []string{"--task", "p1", "--checkpoint", "send"}},
+		{"rs2", "a resumer's send names an intent its predecessor declares only later", c1},
+		{"d2", "a worker's picker opened before it declared any intent, never resolved", []string{"--task", "p1", "--checkpoint", "send"}},
+		{"y1", "a resumer of a resumer continues what that one held when it was resumed", []string{"--task", "x9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+	} {
+		t.Run(c.dir, func(t *testing.T) {
+			out, _, code := runWith(t, "", builtinRules(t), append(append([]string{"check", "--no-cache"}, c.args...), filepath.Join("..", "testdata", "adversarial", c.dir))...)
+			if code != ExitFindings {
+				t.Errorf("%s: exit %d, want a stop:\n%s", c.why, code, out)
+			}
+		})
+	}
+}
