@@ -431,21 +431,28 @@ func TestProperty_MakingACrossingUnkeyedNeverTurnsAStopIntoAnAllow(t *testing.T)
 	})
 }
 
-// TestProperty_AnUnrecordedAuthorizationIsNeverLessStrict: naming an
-// authorization nobody recorded opens no scope of its own (SPEC §4).
-func TestProperty_AnUnrecordedAuthorizationIsNeverLessStrict(t *testing.T) {
+// withAnIntent runs a property over random histories (not under -short),
+// given one intent line drawn from each (at: task, line).
+func withAnIntent(t *testing.T, property func(rt *rapid.T, dir string, tasks [][]genEvent, at [2]int)) {
 	if testing.Short() {
 		t.Skip("slow; runs without -short")
 	}
 	dir := t.TempDir()
-	rapid.Check(t, func(t *rapid.T) {
-		tasks := genHistory(t)
+	rapid.Check(t, func(rt *rapid.T) {
+		tasks := genHistory(rt)
 		lines := intentLines(tasks)
 		if len(lines) == 0 {
-			t.Skip("no intent")
+			rt.Skip("no intent")
 		}
+		property(rt, dir, tasks, rapid.SampledFrom(lines).Draw(rt, "intent"))
+	})
+}
+
+// TestProperty_AnUnrecordedAuthorizationIsNeverLessStrict: naming an
+// authorization nobody recorded opens no scope of its own (SPEC §4).
+func TestProperty_AnUnrecordedAuthorizationIsNeverLessStrict(t *testing.T) {
+	withAnIntent(t, func(t *rapid.T, dir string, tasks [][]genEvent, at [2]int) {
 		before := evaluate(t, dir, oneFilePerTask(tasks))
-		at := rapid.SampledFrom(lines).Draw(t, "intent")
 		e := &tasks[at[0]][at[1]]
 		e.body += `,"authorization":"auth-nobody-recorded"`
 		after := evaluate(t, dir, oneFilePerTask(tasks))
@@ -467,17 +474,7 @@ func TestProperty_AnUnrecordedAuthorizationIsNeverLessStrict(t *testing.T) {
 // another key's. A third adversarial review found a history where it
 // allowed.
 func TestProperty_ARecordThatMayBeAnotherKeysIsNeverLessStrict(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow; runs without -short")
-	}
-	dir := t.TempDir()
-	rapid.Check(t, func(t *rapid.T) {
-		tasks := genHistory(t)
-		lines := intentLines(tasks)
-		if len(lines) == 0 {
-			t.Skip("no intent")
-		}
-		at := rapid.SampledFrom(lines).Draw(t, "intent")
+	withAnIntent(t, func(t *rapid.T, dir string, tasks [][]genEvent, at [2]int) {
 		e := &tasks[at[0]][at[1]]
 		e.body += `,"authorization":"auth-1"`
 		before := evaluate(t, dir, oneFilePerTask(tasks))
