@@ -202,8 +202,8 @@ func TestCheck_KeyAndDestinationThatDisagreeStop(t *testing.T) {
 	}
 }
 
-// A fourth adversarial review of the order and attribution rules: each
-// history stopped no check before its fix (the folders under
+// Adversarial reviews of the order and attribution rules: each history
+// stopped no check before its fix (the folders under
 // testdata/adversarial hold them as the review wrote them).
 func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 	const h = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
@@ -221,6 +221,10 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		{"rs2", "a resumer's send names an intent its predecessor declares only later", c1},
 		{"d2", "a worker's picker opened before it declared any intent, never resolved", []string{"--task", "p1", "--checkpoint", "send"}},
 		{"y1", "a resumer of a resumer continues what that one held when it was resumed", []string{"--task", "x9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		// A fifth review: an allowed `effectlint check` for slack/C1 in a
+		// session went to the session's later post to slack/C2.
+		{"cc-check-then-other-post", "a Claude Code session's allowed check names its key", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		{"openai-check-then-other-post", "an OpenAI conversation's allowed check names its key", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
 			out, _, code := runWith(t, "", builtinRules(t), append(append([]string{"check", "--no-cache"}, c.args...), filepath.Join("..", "testdata", "adversarial", c.dir))...)

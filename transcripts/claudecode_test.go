@@ -243,15 +243,17 @@ func TestClaudeCode_ShellLinesAreJudgedCommandByCommand(t *testing.T) {
 	cases := []struct {
 		name, cmd, result, output, want string
 	}{
+		// An allowed check declares the key it names (--destination,
+		// --file) and approaches it: only that scope's crossing resolves it.
 		{"check then upload, exit 0: allow, then a confirmed upload", check + " && " + up, "ok", "ALLOW task s1 at send\n",
 			"intent intent=call:b1 dest=http/https://h.example/u path=/w/x.pdf\nrequest_sent intent=call:b1\n" +
-				"gate_check checkpoint=send decision=allow\nresponse intent=call:b1 ok=true"},
+				"intent intent=check:b1 dest=http/h path=/w/x.pdf\ngate_check intent=check:b1 checkpoint=send decision=allow\nresponse intent=call:b1 ok=true"},
 		{"check then upload, failed, no report: a stop, and an unconfirmed upload", check + " && " + up, "error", "Exit code 7",
 			"intent intent=call:b1 dest=http/https://h.example/u path=/w/x.pdf\nrequest_sent intent=call:b1\n" +
 				"gate_check checkpoint=send decision=stop\nresponse intent=call:b1 ok=false"},
 		{"check allowed, upload failed: the report says allow", check + " && " + up, "error", "ALLOW task s1 at send\ncurl: (7) failed",
 			"intent intent=call:b1 dest=http/https://h.example/u path=/w/x.pdf\nrequest_sent intent=call:b1\n" +
-				"gate_check checkpoint=send decision=allow\nresponse intent=call:b1 ok=false"},
+				"intent intent=check:b1 dest=http/h path=/w/x.pdf\ngate_check intent=check:b1 checkpoint=send decision=allow\nresponse intent=call:b1 ok=false"},
 		{"upload ; echo: success says nothing about the upload", up + "; echo done", "ok", "done",
 			"intent intent=call:b1 dest=http/https://h.example/u path=/w/x.pdf\nrequest_sent intent=call:b1"},
 		{"upload in a subshell", "(cd /w && " + up + ")", "", "",

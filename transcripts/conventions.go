@@ -310,6 +310,10 @@ type pendingPart struct {
 	rule    *compiledRule
 	intents []string // intent ids the result belongs to
 	u       unit
+	// checked: the intent an `effectlint check` call names (its key
+	// flags), and the id to declare it by when the check allows.
+	checked   map[string]any
+	checkedID string
 }
 
 // conventions returns the rule engine for one input of the run. Pending
@@ -674,7 +678,8 @@ func (c *conventions) apply(r *compiledRule, u unit, tc ToolCall, server, name s
 		}
 		return pendingPart{}, false
 	case "gate_check":
-		return pendingPart{rule: r, u: u}, r.Result == "gate"
+		cwd, known := unitCwd(u, tc.Cwd)
+		return pendingPart{rule: r, u: u, checked: checkedIntent(u.words(), cwd, known), checkedID: "check:" + tc.callName()}, r.Result == "gate"
 	}
 	var intents []string
 	fields := func() map[string]any { return map[string]any{"tool": tc.Name} }
@@ -1054,7 +1059,23 @@ func (c *conventions) Result(id string, res toolResult) {
 					}
 				}
 			}
-			c.event(p.task, res.TS, res.Line, "gate_check", map[string]any{"checkpoint": cp, "decision": gateDecision(part.u, res)})
+			decision := gateDecision(part.u, res)
+			fields := map[string]any{"checkpoint": cp, "decision": decision}
+			if decision == "allow" && part.checked != nil {
+				// An allowed check approaches the key it names: declared
+				// as the task's intent, the approach is that scope's, and
+				// only its own crossing or retreat resolves it (an
+				// adversarial review: the allowed check for slack/C1 went
+				// to the task's later post to slack/C2, which resolved it,
+				// and a second task was allowed for C1).
+				in := map[string]any{"intent": part.checkedID}
+				for k, v := range part.checked {
+					in[k] = v
+				}
+				c.event(p.task, res.TS, res.Line, "intent", in)
+				fields["intent"] = part.checkedID
+			}
+			c.event(p.task, res.TS, res.Line, "gate_check", fields)
 		}
 	}
 }
@@ -1089,6 +1110,76 @@ func gateDecision(u unit, res toolResult) string {
 		return "allow"
 	}
 	return "stop"
+}
+
+// checkedIntent is the intent an `effectlint check` command line names by
+// its flags: --key, or --destination/--title with --sha256 or --file (a
+// relative file against the command's directory, when that is known), and
+// --authorization. nil when it names none or cannot be read whole.
+func checkedIntent(words []string, cwd string, cwdKnown bool) map[string]any {
+	flags := map[string]string{}
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if !strings.HasPrefix(w, "--") {
+			continue
+		}
+		name, value, eq := strings.Cut(w[2:], "=")
+		switch name {
+		case "key", "destination", "title", "sha256", "file", "authorization":
+		default:
+			continue
+		}
+		if !eq {
+			if i+1 >= len(words) {
+				return nil
+			}
+			i++
+			value = words[i]
+		}
+		if _, twice := flags[name]; twice {
+			return nil // which one counts is the command's business
+		}
+		flags[name] = value
+	}
+	in := map[string]any{}
+	if a := flags["authorization"]; a != "" {
+		in["authorization"] = a
+	}
+	if k := flags["key"]; k != "" {
+		in["key"] = k
+		return in
+	}
+	d := map[string]any{}
+	if dest := flags["destination"]; dest != "" {
+		provider, id, ok := strings.Cut(dest, "/")
+		if !ok {
+			return nil
+		}
+		d["provider"], d["id"] = provider, id
+	}
+	if t := flags["title"]; t != "" {
+		d["title"] = t
+	}
+	if len(d) == 0 {
+		return nil
+	}
+	switch {
+	case flags["sha256"] != "":
+		in["content"] = map[string]any{"sha256": flags["sha256"]}
+	case flags["file"] != "":
+		f := flags["file"]
+		if !filepath.IsAbs(f) {
+			if !cwdKnown || cwd == "" {
+				return nil
+			}
+			f = filepath.Join(cwd, f)
+		}
+		in["content"] = map[string]any{"path": f}
+	default:
+		return nil
+	}
+	in["destination"] = d
+	return in
 }
 
 // outputVerdict: "stop" when the output holds any stop for the check's

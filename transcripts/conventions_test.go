@@ -163,3 +163,33 @@ rules:
 		}
 	}
 }
+
+// The intent an `effectlint check` command names by its flags.
+func TestCheckedIntent(t *testing.T) {
+	sha := strings.Repeat("ab", 32)
+	for _, c := range []struct {
+		words []string
+		cwd   string
+		known bool
+		want  string // fmt of the map; "" for nil
+	}{
+		{[]string{"effectlint", "check", "--task", "s1", "--checkpoint", "send"}, "/w", true, ""},
+		{[]string{"effectlint", "check", "--key", "v1|dest=slack/C1|sha256=" + sha}, "/w", true, "map[key:v1|dest=slack/C1|sha256=" + sha + "]"},
+		{[]string{"effectlint", "check", "--destination=slack/C1", "--sha256", sha, "--authorization", "A1"}, "/w", true, "map[authorization:A1 content:map[sha256:" + sha + "] destination:map[id:C1 provider:slack]]"},
+		{[]string{"effectlint", "check", "--title", "#fin", "--file", "x.pdf"}, "/w", true, "map[content:map[path:/w/x.pdf] destination:map[title:#fin]]"},
+		{[]string{"effectlint", "check", "--destination", "slack/C1", "--file", "x.pdf"}, "", false, ""},
+		{[]string{"effectlint", "check", "--destination", "slack/C1", "--file", "/abs/x.pdf"}, "", false, "map[content:map[path:/abs/x.pdf] destination:map[id:C1 provider:slack]]"},
+		{[]string{"effectlint", "check", "--destination", "C1", "--sha256", sha}, "/w", true, ""},
+		{[]string{"effectlint", "check", "--destination", "slack/C1", "--destination", "slack/C2", "--sha256", sha}, "/w", true, ""},
+		{[]string{"effectlint", "check", "--destination", "slack/C1"}, "/w", true, ""},
+		{[]string{"effectlint", "check", "--destination"}, "/w", true, ""},
+	} {
+		got := ""
+		if in := checkedIntent(c.words, c.cwd, c.known); in != nil {
+			got = fmt.Sprint(in)
+		}
+		if got != c.want {
+			t.Errorf("%q: %s, want %s", c.words, got, c.want)
+		}
+	}
+}
