@@ -522,7 +522,7 @@ func (r *compiledRule) toolMatches(name string) bool {
 func (c *conventions) judge(tc ToolCall, name string, rules []*compiledRule) []judged {
 	var lines map[string][]shellPart
 	split := func(arg string) (string, []shellPart) {
-		text := argString(gjson.Get(tc.Args, arg))
+		text := shellText(gjson.Get(tc.Args, arg))
 		if lines == nil {
 			lines = map[string][]shellPart{}
 		}
@@ -657,6 +657,33 @@ func (tc ToolCall) callName() string {
 		return fmt.Sprintf("%s~%d", tc.ID, tc.Seq)
 	}
 	return tc.ID
+}
+
+// shellText is a shell call's command line: a string as it is, an argv
+// array (["bash","-lc","curl …"], as Codex writes it) joined with each
+// word quoted for the shell, so that the script a shell is handed stays
+// one word (an adversarial review: the array's raw JSON hid an
+// `effectlint check`, and a plain join split `bash -lc` from its script).
+func shellText(r gjson.Result) string {
+	if !r.IsArray() {
+		return argString(r)
+	}
+	var words []string
+	r.ForEach(func(_, v gjson.Result) bool {
+		words = append(words, shellQuote(v.String()))
+		return true
+	})
+	return strings.Join(words, " ")
+}
+
+// shellQuote quotes a word for a POSIX shell when it needs it.
+func shellQuote(w string) string {
+	if w != "" && strings.IndexFunc(w, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_@%+=:,./-", c))
+	}) < 0 {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
 
 func argString(r gjson.Result) string {
@@ -1053,9 +1080,18 @@ func (c *conventions) Result(id string, res toolResult) {
 		case "gate":
 			cp := "resume"
 			if part.rule.checkpoint != nil {
-				if m := part.rule.checkpoint.FindStringSubmatch(part.u.text); m != nil {
+				// The words, quotes removed, when the call is a shell
+				// line: `--checkpoint "send"` is send (a fifth review:
+				// read in the quoted text, it was resume, and the
+				// approach was lost); the last one counts, as for the
+				// command itself.
+				text := part.u.text
+				if w := part.u.words(); w != nil {
+					text = strings.Join(w, " ")
+				}
+				if ms := part.rule.checkpoint.FindAllStringSubmatch(text, -1); ms != nil {
 					if i := part.rule.checkpoint.SubexpIndex("checkpoint"); i > 0 {
-						cp = m[i]
+						cp = ms[len(ms)-1][i]
 					}
 				}
 			}

@@ -317,7 +317,18 @@ func (o *openAIDoc) result(r gjson.Result, ts time.Time, key string, failed bool
 	if !o.rn.once("openai-result:" + key) {
 		return
 	}
-	o.conv.Result(key, toolResult{TS: ts, Error: failed, Line: o.d.lineOf(r)})
+	// The output's text too: an `effectlint check` in it says its own
+	// decision (a fifth review: a check inside `bash -lc` was read from
+	// no text and its allow taken for a stop).
+	out := r
+	if ov := r.Get("output"); ov.Exists() {
+		out = ov
+	}
+	text := out.Raw
+	if out.Type == gjson.String {
+		text = out.Str
+	}
+	o.conv.Result(key, toolResult{TS: ts, Error: failed, Line: o.d.lineOf(r), Output: text})
 }
 
 func (o *openAIDoc) item(n int, r gjson.Result, ts time.Time) {
@@ -336,7 +347,7 @@ func (o *openAIDoc) item(n int, r gjson.Result, ts time.Time) {
 	case "computer_call":
 		o.call(r, ts, n, callID, "computer_call", r.Raw)
 	case "local_shell_call":
-		o.call(r, ts, n, callID, "local_shell", object("command", joinStrings(r.Get("action.command"), " ")))
+		o.call(r, ts, n, callID, "local_shell", object("command", shellText(r.Get("action.command"))))
 	case "shell_call":
 		o.call(r, ts, n, callID, "shell", object("command", joinStrings(r.Get("action.commands"), "\n")))
 	case "mcp_call":

@@ -495,10 +495,24 @@ func unitCwd(u unit, cwd string) (string, bool) {
 			}
 			break
 		}
-		if !chdirCommands[name] || !scopeWithin(u.parts[u.i].scope, p.scope) {
-			continue // not a cd, or one in a list that has ended (a subshell's)
+		if !scopeWithin(u.parts[u.i].scope, p.scope) {
+			continue // in a list that has ended (a subshell's)
 		}
-		if name != "cd" || (p.after != "&&" && p.after != ";") || len(args) != 1 {
+		if !chdirCommands[name] {
+			// A cd behind a keyword or inside a construct (if cd sub;
+			// then …, while cd …, case … cd …) may or may not have run
+			// (a fifth review: it was not followed, and the file was
+			// hashed in the wrong directory).
+			for _, w := range p.words {
+				if chdirCommands[w] {
+					known = false
+				}
+			}
+			continue
+		}
+		// A cd in a pipeline runs in a subshell of its own (bash), or not
+		// (lastpipe, zsh): which directory follows is not known.
+		if name != "cd" || (p.after != "&&" && p.after != ";") || p.before == "|" || p.before == "|&" || len(args) != 1 {
 			known = false
 			continue
 		}

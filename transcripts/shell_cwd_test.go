@@ -32,6 +32,11 @@ func TestShell_DirectoryChangesBeforeAnUpload(t *testing.T) {
 		{"cd sub & " + up, "unkeyed"},
 		{"cd a b && " + up, "unkeyed"},
 		{"cd sub || exit 1; " + up, "unkeyed"},
+		// A fifth review: a cd behind a keyword or in a pipeline.
+		{"if cd sub; then " + up + "; fi", "unkeyed"},
+		{"while cd sub; do " + up + "; break; done", "unkeyed"},
+		{"true | cd sub && " + up, "unkeyed"},
+		{"case x in x) cd sub;; esac; " + up, "unkeyed"},
 	} {
 		t.Run(c.cmd, func(t *testing.T) {
 			_, evs := readSession(t, bashSession("/w", [3]string{c.cmd, "ok", "{}"}))
