@@ -230,6 +230,8 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		{"c_globalflag", "effectlint --color never check … is a check", []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"p_arr_ck", "an OpenAI shell call's argv array running bash -lc 'effectlint check …', read with its output", []string{"--task", "conv_S2", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"q_local_lc", "a local_shell_call of bash -lc 'curl …' keeps its script whole", []string{"--task", "conv_S2", "--checkpoint", "send", "--destination", "http/https://x.example/up", "--sha256", h}},
+		{"e_gh_or", "a check's --format github annotation says its decision", []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		{"e_jq", "a decision jq prints alone is the check's", []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
 			out, _, code := runWith(t, "", builtinRules(t), append(append([]string{"check", "--no-cache"}, c.args...), filepath.Join("..", "testdata", "adversarial", c.dir))...)

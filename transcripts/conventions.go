@@ -1117,12 +1117,17 @@ func (c *conventions) Result(id string, res toolResult) {
 }
 
 var (
-	ansiEscape   = regexp.MustCompile("\x1b\\[[0-9;?]*[A-Za-z]")
-	textVerdict  = regexp.MustCompile(`(?m)^[ \t#>*]*(ALLOW|STOP)\**[ \t]+task[ \t]+(\S+)`)
-	jsonVerdict  = regexp.MustCompile(`"decision"\s*:\s*"(allow|stop)"`)
-	taskArg      = regexp.MustCompile(`(?:^|\s)--task(?:=|\s+)(?:'([^']*)'|"([^"]*)"|(\S+))`)
-	passThrough  = map[string]bool{"tee": true, "cat": true}
-	stdoutRedirs = regexp.MustCompile(`^(?:1?>>?|&>>?|>\|)`)
+	ansiEscape  = regexp.MustCompile("\x1b\\[[0-9;?]*[A-Za-z]")
+	textVerdict = regexp.MustCompile(`(?m)^[ \t#>*]*(ALLOW|STOP)\**[ \t]+task[ \t]+(\S+)`)
+	// --format github's annotation title, and a decision printed alone
+	// (`--format json | jq -r .decision`): a sixth review found both read
+	// as no verdict, so an allow was taken for a stop.
+	githubVerdict = regexp.MustCompile(`::(?:notice|warning|error) title=effectlint check (ALLOW|STOP)(?:%3A|:) task (\S+)`)
+	bareVerdict   = regexp.MustCompile(`(?m)^[ \t]*"?(allow|stop)"?[ \t]*$`)
+	jsonVerdict   = regexp.MustCompile(`"decision"\s*:\s*"(allow|stop)"`)
+	taskArg       = regexp.MustCompile(`(?:^|\s)--task(?:=|\s+)(?:'([^']*)'|"([^"]*)"|(\S+))`)
+	passThrough   = map[string]bool{"tee": true, "cat": true, "jq": true} // jq: a decision it prints alone is read (bareVerdict)
+	stdoutRedirs  = regexp.MustCompile(`^(?:1?>>?|&>>?|>\|)`)
 )
 
 // gateDecision reads the decision of a recorded `effectlint check` from
@@ -1239,7 +1244,16 @@ func outputVerdict(u unit, out string) string {
 		}
 		allow = true
 	}
-	for _, m := range jsonVerdict.FindAllStringSubmatch(out, -1) {
+	for _, m := range githubVerdict.FindAllStringSubmatch(out, -1) {
+		if task != "" && m[2] != task {
+			continue
+		}
+		if m[1] == "STOP" {
+			return "stop"
+		}
+		allow = true
+	}
+	for _, m := range append(jsonVerdict.FindAllStringSubmatch(out, -1), bareVerdict.FindAllStringSubmatch(out, -1)...) {
 		if m[1] == "stop" {
 			return "stop"
 		}
