@@ -244,7 +244,19 @@ func (h *ClaudeCode) pre(ctx context.Context, p Payload) Response {
 	// the gate stops for any of its deliveries.
 	var decisions []*gate.Decision
 	for _, in := range intents {
-		d := h.Gate.Check(ctx, gate.Request{Task: task, Checkpoint: gate.Send, Intent: in, Paths: paths, Asking: p.ToolUseID})
+		req := gate.Request{Task: task, Checkpoint: gate.Send, Intent: in, Paths: paths, Asking: p.ToolUseID}
+		d := h.Gate.Check(ctx, req)
+		if d.Decision != "allow" && midLine(p.TranscriptPath) {
+			// Claude Code may be writing this session's transcript as it
+			// asks (the file just made, or a line not ended yet): read
+			// once more after a moment. The decision is the second
+			// read's, which fails closed as the first did.
+			select {
+			case <-time.After(transcriptSettle):
+				d = h.Gate.Check(ctx, req)
+			case <-ctx.Done():
+			}
+		}
 		if d.Err != nil || d.Decision != "allow" {
 			return Deny(denial(p, call, d))
 		}
@@ -374,4 +386,34 @@ func refusal(op, key string, r ledger.Result) string {
 		rule, msg = r.Reasons[0].Rule, r.Reasons[0].Message
 	}
 	return fmt.Sprintf("STOP %s: the key ledger refused the %s: %s (key %s, scope %s). Do not retry this delivery another way; ask the user.", rule, op, msg, key, r.Scope)
+}
+
+// transcriptSettle is how long the hook waits for Claude Code to end the
+// line it is writing (CI saw the second session's check stop on its own
+// transcript's first line, read while it was being written).
+const transcriptSettle = 200 * time.Millisecond
+
+// midLine: the file is empty or does not end with a newline, as a JSON
+// Lines file being written is between writes.
+func midLine(path string) bool {
+	if path == "" {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	if st.Size() == 0 {
+		return true
+	}
+	var b [1]byte
+	if _, err := f.ReadAt(b[:], st.Size()-1); err != nil {
+		return false
+	}
+	return b[0] != '\n'
 }
