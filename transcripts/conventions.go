@@ -1235,16 +1235,10 @@ func outputVerdict(u unit, out string) string {
 		task = m[1] + m[2] + m[3]
 	}
 	allow := false
-	for _, m := range textVerdict.FindAllStringSubmatch(out, -1) {
-		if task != "" && m[2] != task {
-			continue
-		}
-		if m[1] == "STOP" {
-			return "stop"
-		}
-		allow = true
-	}
-	for _, m := range githubVerdict.FindAllStringSubmatch(out, -1) {
+	// The text report's verdict line and the github annotation name the
+	// task: only this check's count.
+	named := append(textVerdict.FindAllStringSubmatch(out, -1), githubVerdict.FindAllStringSubmatch(out, -1)...)
+	for _, m := range named {
 		if task != "" && m[2] != task {
 			continue
 		}
