@@ -62,8 +62,16 @@ for t in "${targets[@]}"; do
 	execs=$(grep -o 'execs: [0-9]*' "$out" | tail -n 1 | awk '{print $2}' || true)
 	result=ok
 	if [ "$code" -ne 0 ]; then
-		result=FAIL
-		status=1
+		if grep -q 'context deadline exceeded' "$out" && ! grep -q 'Failing input written to' "$out"; then
+			# go test -fuzz sometimes reports the end of -fuzztime itself,
+			# caught while it minimizes a new input, as a failure: no
+			# input failed (none is written), so it is no finding. CI saw
+			# it once in FuzzReadInspectArchive after 2 s.
+			result="(go's deadline at the end of -fuzztime, no failing input) ok"
+		else
+			result=FAIL
+			status=1
+		fi
 	fi
 	# per second of fuzzing (go test's last "elapsed: Ns"), not of building
 	fuzzed=$(grep -o 'elapsed: [0-9]*s' "$out" | tail -n 1 | tr -dc '0-9' || true)
