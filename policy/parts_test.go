@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -72,21 +74,65 @@ func factsFrom(t tb, stdin string, paths ...string) *analyzer.Facts {
 }
 
 // histories are the scenarios, the 200-worker fan-out, and small generated
-// corpora in both formats.
+// corpora in both formats. They are read once for the package's tests
+// (about 2 s each time): a test that sets a history's Query sets it back
+// to nil.
 func histories(t *testing.T) map[string]*analyzer.Facts {
 	t.Helper()
+	historiesOnce.Do(func() {
+		ok := false
+		defer func() {
+			if !ok {
+				historiesFailed = true
+			}
+		}()
+		historiesRead = readHistories(t)
+		ok = true
+	})
+	if historiesFailed {
+		t.Fatal("reading the histories failed (in an earlier test)")
+	}
+	for name, f := range historiesRead {
+		if f.Query != nil {
+			t.Fatalf("history %s still holds an earlier test's question", name)
+		}
+	}
+	return historiesRead
+}
+
+var (
+	historiesOnce   sync.Once
+	historiesRead   map[string]*analyzer.Facts
+	historiesFailed bool
+)
+
+func readHistories(t *testing.T) map[string]*analyzer.Facts {
+	t.Helper()
+	tmp, err := os.MkdirTemp("", "effectlint-histories-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Facts keep no file open and read no file later: the corpora can go.
+	defer os.RemoveAll(tmp)
+	tempDir := func() string {
+		d, err := os.MkdirTemp(tmp, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
 	out := map[string]*analyzer.Facts{}
 	dirs, _ := filepath.Glob("../testdata/scenarios/*")
 	for _, d := range dirs {
 		out[filepath.Base(d)] = factsOf(t, d)
 	}
-	large := t.TempDir()
+	large := tempDir()
 	if err := largescenario.Write(large); err != nil {
 		t.Fatal(err)
 	}
 	out["large-200-workers"] = factsOf(t, large)
 	for _, format := range []string{corpus.Native, corpus.ClaudeCode} {
-		dir := t.TempDir()
+		dir := tempDir()
 		if _, err := corpus.Write(dir, corpus.Config{Tasks: 400, Events: 6000, Format: format, OutputBytes: 200, Seed: 3}); err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +145,7 @@ func histories(t *testing.T) map[string]*analyzer.Facts {
 			continue
 		}
 		sh.Redeliveries = max(sh.Redeliveries, 100)
-		dir := t.TempDir()
+		dir := tempDir()
 		if _, err := corpus.Write(dir, corpus.Config{Tasks: 300, Events: 4000, Format: corpus.Native, OutputBytes: 100, Seed: 4, Shape: sh}); err != nil {
 			t.Fatal(err)
 		}
@@ -141,6 +187,12 @@ func wholeGate(t tb, e *Engine, f *analyzer.Facts) *Gate {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return gateOn(t, e, in)
+}
+
+// gateOn evaluates the built-in gate over the whole document in.
+func gateOn(t tb, e *Engine, in ast.Value) *Gate {
+	t.Helper()
 	b, err := evalBindings(context.Background(), *e.check, in)
 	if err != nil {
 		t.Fatal(err)
@@ -156,6 +208,44 @@ func wholeGate(t tb, e *Engine, f *analyzer.Facts) *Gate {
 		return g.Reasons[i].Message < g.Reasons[j].Message
 	})
 	return g
+}
+
+// wholeWithoutQuery is the JSON document of f without its question. A
+// test that asks hundreds of questions of one history converts the facts
+// once and adds each question with withQuery: converting the whole
+// document per question was most of the policy package's test time.
+func wholeWithoutQuery(t tb, f *analyzer.Facts) ast.Object {
+	t.Helper()
+	q := f.Query
+	f.Query = nil
+	defer func() { f.Query = q }()
+	in, err := Input(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, ok := in.(ast.Object)
+	if !ok {
+		t.Fatal("the document is not an object")
+	}
+	return doc
+}
+
+// withQuery is doc with q as Input writes it (TestCheckInput holds the
+// two equal for the first question of every history).
+func withQuery(t tb, doc ast.Object, q *analyzer.Query) ast.Value {
+	t.Helper()
+	b, err := json.Marshal(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qv, err := ast.ValueFromReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := ast.NewObject()
+	doc.Foreach(func(k, v *ast.Term) { out.Insert(k, v) })
+	out.Insert(ast.InternedTerm("query"), ast.NewTerm(qv))
+	return out
 }
 
 func TestInputValue_SameAsJSON(t *testing.T) {
@@ -220,6 +310,8 @@ func TestCheckInput_SameDecisionAsWhole(t *testing.T) {
 			}
 			ids = append(some, "w001", "w042", "w113", "w150", "w199")
 		}
+		doc := wholeWithoutQuery(t, f)
+		first := true
 		for _, id := range append(ids, "new-task") {
 			for _, cp := range []string{"resume", "picker", "send"} {
 				f.Query = f.Ask(id, cp, analyzer.IntentSpec{})
@@ -227,7 +319,14 @@ func TestCheckInput_SameDecisionAsWhole(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if want := wholeGate(t, e, f); !reflect.DeepEqual(got, want) {
+				whole := withQuery(t, doc, f.Query)
+				if first {
+					if in, _ := Input(f); whole.Compare(in) != 0 {
+						t.Fatalf("%s: the document with a question added differs from Input's", name)
+					}
+					first = false
+				}
+				if want := gateOn(t, e, whole); !reflect.DeepEqual(got, want) {
 					t.Errorf("%s: check --task %s --checkpoint %s: %+v, whole document %+v", name, id, cp, got, want)
 				}
 			}
