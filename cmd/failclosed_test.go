@@ -221,6 +221,10 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		{"rs2", "a resumer's send names an intent its predecessor declares only later", c1},
 		{"d2", "a worker's picker opened before it declared any intent, never resolved", []string{"--task", "p1", "--checkpoint", "send"}},
 		{"y1", "a resumer of a resumer continues what that one held when it was resumed", []string{"--task", "x9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		// A fourth review's case, fixed by c23dda9 without a test: which
+		// intent a resumer started at the instant its predecessor declared
+		// q2 took over (q1, slack/C1, or q2) is not known; it allowed C1.
+		{"rs-tie", "a resumer started at the instant its predecessor declared another key's intent", c1},
 		// A fifth review: an allowed `effectlint check` for slack/C1 in a
 		// session went to the session's later post to slack/C2.
 		{"cc-check-then-other-post", "a Claude Code session's allowed check names its key", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
