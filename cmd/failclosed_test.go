@@ -208,6 +208,8 @@ func TestCheck_KeyAndDestinationThatDisagreeStop(t *testing.T) {
 func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 	const h = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
 	c1 := []string{"--task", "t3", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}
+	ownSend := []string{"--task", "sess-one", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}
+	sibling := []string{"--task", "sess-two", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}
 	for _, c := range []struct {
 		dir, why string
 		args     []string
@@ -236,6 +238,16 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		{"q_local_lc", "a local_shell_call of bash -lc 'curl …' keeps its script whole", []string{"--task", "conv_S2", "--checkpoint", "send", "--destination", "http/https://x.example/up", "--sha256", h}},
 		{"e_gh_or", "a check's --format github annotation says its decision", []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"e_jq", "a decision jq prints alone is the check's", []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		// A seventh review: a checkpoint or key the shell completes, and a
+		// decision the output does not say, read the fail-closed way.
+		{"cp_ansi_c", `--checkpoint $'send' may be send: the session's own allowed check is an approach`, ownSend},
+		{"cp_subst", `--checkpoint "$(echo send)" may be send`, ownSend},
+		{"cp_var", "--checkpoint $CP may be send", ownSend},
+		{"dec_junit", "a check whose --format junit output is not read may have allowed", sibling},
+		{"dec_html", "a check whose --format html output is not read may have allowed", sibling},
+		{"dec_output", "a check written to --output FILE may have allowed", sibling},
+		{"dec_subst_jq", "a check at a checkpoint the shell builds, its decision printed by jq", sibling},
+		{"key_var", "--destination slack/$CH names no key that can be read: its approach may be any destination's", sibling},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
 			out, _, code := runWith(t, "", builtinRules(t), append(append([]string{"check", "--no-cache"}, c.args...), filepath.Join("..", "testdata", "adversarial", c.dir))...)

@@ -248,9 +248,12 @@ func TestClaudeCode_ShellLinesAreJudgedCommandByCommand(t *testing.T) {
 		{"check then upload, exit 0: allow, then a confirmed upload", check + " && " + up, "ok", "ALLOW task s1 at send\n",
 			"intent intent=call:b1 dest=http/https://h.example/u path=/w/x.pdf\nrequest_sent intent=call:b1\n" +
 				"intent intent=check:b1 dest=http/h path=/w/x.pdf\ngate_check intent=check:b1 checkpoint=send decision=allow\nresponse intent=call:b1 ok=true"},
-		{"check then upload, failed, no report: a stop, and an unconfirmed upload", check + " && " + up, "error", "Exit code 7",
+		// The upload may have run, so the check may have allowed: allow, its
+		// approach declared (a seventh review: nothing said which, and a
+		// stop lost the approach).
+		{"check then upload, failed, no report: an allow, and an unconfirmed upload", check + " && " + up, "error", "Exit code 7",
 			"intent intent=call:b1 dest=http/https://h.example/u path=/w/x.pdf\nrequest_sent intent=call:b1\n" +
-				"gate_check checkpoint=send decision=stop\nresponse intent=call:b1 ok=false"},
+				"intent intent=check:b1 dest=http/h path=/w/x.pdf\ngate_check intent=check:b1 checkpoint=send decision=allow\nresponse intent=call:b1 ok=false"},
 		{"check allowed, upload failed: the report says allow", check + " && " + up, "error", "ALLOW task s1 at send\ncurl: (7) failed",
 			"intent intent=call:b1 dest=http/https://h.example/u path=/w/x.pdf\nrequest_sent intent=call:b1\n" +
 				"intent intent=check:b1 dest=http/h path=/w/x.pdf\ngate_check intent=check:b1 checkpoint=send decision=allow\nresponse intent=call:b1 ok=false"},
@@ -284,19 +287,23 @@ func TestClaudeCode_GateDecisionIsReadFromTheChecksOwnResult(t *testing.T) {
 		{"alone, exit 0", check, "ok", "", "allow"},
 		{"alone, failed", check, "error", "Exit code 1\n" + stopText, "stop"},
 		{"|| true, report says stop", check + " || true", "ok", stopText, "stop"},
-		{"|| true, no report", check + " || true", "ok", "", "stop"},
+		// Nothing says which: allow, an approach that keeps every other
+		// task from the key (a seventh review: read as a stop, it was lost).
+		{"|| true, no report", check + " || true", "ok", "", "allow"},
 		{"| tee, report says stop", check + " | tee log", "ok", stopText, "stop"},
 		{"| tee, report says allow", check + " | tee log", "ok", "ALLOW task s1 at send\n", "allow"},
-		{"; echo done, no report", check + "; echo done", "ok", "done", "stop"},
+		{"; echo done, no report", check + "; echo done", "ok", "done", "allow"},
 		{"; echo done, report allow", check + "; echo done", "ok", "ALLOW task s1 at send\ndone", "allow"},
 		{"JSON stop, exit 0 after || true", "effectlint check --format json --task s1 . || true", "ok", `{"decision": "stop", "task": "s1"}`, "stop"},
 		{"JSON allow", "effectlint check --format json --task s1 . ; echo", "ok", `{"decision": "allow", "task": "s1"}`, "allow"},
 		{"colored report", check + " || true", "ok", "\x1b[32mALLOW\x1b[0m task s1 at send", "allow"},
 		{"allow printed by another command, the check's stop too", "echo 'ALLOW task s1'; " + check + " || true", "ok", "ALLOW task s1\n" + stopText, "stop"},
-		{"output redirected: an allow seen is not the check's", check + " > /dev/null; echo 'ALLOW task s1'", "ok", "ALLOW task s1", "stop"},
-		{"another task's allow", check + " || true", "ok", "ALLOW task other at send", "stop"},
+		{"output redirected, nothing of its own", check + " > /dev/null; echo done", "ok", "done", "allow"},
+		{"another task's allow", check + " || true", "ok", "ALLOW task other at send", "allow"},
 		{"&& chain, exit 0", "cd /w && " + check, "ok", "", "allow"},
-		{"in a subshell", "(" + check + ")", "ok", "", "stop"},
+		{"in a subshell", "(" + check + ")", "ok", "", "allow"},
+		{"failed, last of an && chain", "cd /w && " + check, "error", "Exit code 1", "stop"},
+		{"failed, an upload after it", check + " && curl -F f=@x.pdf https://h.example/u", "error", "Exit code 7", "allow"},
 		{"path to the binary", "./bin/effectlint check --task s1 --checkpoint send . || true", "ok", stopText, "stop"},
 	}
 	for _, c := range cases {

@@ -312,8 +312,11 @@ type pendingPart struct {
 	u       unit
 	// checked: the intent an `effectlint check` call names (its key
 	// flags), and the id to declare it by when the check allows.
+	// unreadKey: the call names a key by its flags that cannot be read
+	// whole (a shell variable, a relative file in an unknown directory).
 	checked   map[string]any
 	checkedID string
+	unreadKey bool
 }
 
 // conventions returns the rule engine for one input of the run. Pending
@@ -473,6 +476,13 @@ func (u unit) words() []string {
 
 // trusted: the call's result status is this unit's own on success.
 func (u unit) successImplied() bool { return u.parts == nil || successImplied(u.parts, u.i) }
+
+// failureOwn: had the unit run and succeeded, the call would have
+// succeeded: it is the call, or the last command of an && chain that ends
+// the line. A failed call then means the unit failed or never ran.
+func (u unit) failureOwn() bool {
+	return u.parts == nil || u.i == len(u.parts)-1 && successImplied(u.parts, u.i)
+}
 
 // only: the unit is all the call did.
 func (u unit) only() bool { return u.parts == nil || onlyCommand(u.parts, u.i) }
@@ -706,7 +716,8 @@ func (c *conventions) apply(r *compiledRule, u unit, tc ToolCall, server, name s
 		return pendingPart{}, false
 	case "gate_check":
 		cwd, known := unitCwd(u, tc.Cwd)
-		return pendingPart{rule: r, u: u, checked: checkedIntent(u.words(), cwd, known), checkedID: "check:" + tc.callName()}, r.Result == "gate"
+		checked, names := checkedIntent(u.words(), cwd, known)
+		return pendingPart{rule: r, u: u, checked: checked, checkedID: "check:" + tc.callName(), unreadKey: names && checked == nil}, r.Result == "gate"
 	}
 	var intents []string
 	fields := func() map[string]any { return map[string]any{"tool": tc.Name} }
@@ -1094,6 +1105,14 @@ func (c *conventions) Result(id string, res toolResult) {
 						cp = ms[len(ms)-1][i]
 					}
 				}
+				// A word the shell expands ($'send', "$(echo send)", $CP,
+				// $ARGS) may make it any checkpoint: send, the reading at
+				// which an allowed check approaches (a seventh review:
+				// read as resume, the check approached nothing and the
+				// session's own unresolved approach was lost).
+				if checkpointExpands(part.u.words()) {
+					cp = "send"
+				}
 			}
 			decision := gateDecision(part.u, res)
 			fields := map[string]any{"checkpoint": cp, "decision": decision}
@@ -1109,6 +1128,14 @@ func (c *conventions) Result(id string, res toolResult) {
 					in[k] = v
 				}
 				c.event(p.task, res.TS, res.Line, "intent", in)
+				fields["intent"] = part.checkedID
+			} else if decision == "allow" && part.unreadKey {
+				// It named a key that cannot be read (--destination
+				// slack/$CH): its approach is of no key the history
+				// declares, an unkeyed approach that may be any
+				// destination's, not the task's latest intent's (a
+				// seventh review: it went to slack/$CH, and a sibling
+				// was allowed for slack/C1).
 				fields["intent"] = part.checkedID
 			}
 			c.event(p.task, res.TS, res.Line, "gate_check", fields)
@@ -1130,34 +1157,95 @@ var (
 	stdoutRedirs  = regexp.MustCompile(`^(?:1?>>?|&>>?|>\|)`)
 )
 
-// gateDecision reads the decision of a recorded `effectlint check` from
-// its own output when that says it (the text report begins with
-// "ALLOW task T" or "STOP task T", JSON has "decision"), else from the
-// exit status where the status is the check's own. Anything else is a
-// stop: allow is never read from an ambiguous result.
+// gateDecision reads the decision of a recorded `effectlint check`: stop
+// when its own output says stop for its task (the text report begins with
+// "STOP task T", JSON has "decision"), or when the call failed and its
+// status is the check's whenever the check ran (alone, or last of an &&
+// chain: callers treat every non-zero exit as stop, and a check that never
+// ran allowed nothing); otherwise allow. Allow is also the reading when nothing says
+// which: an allowed check at picker or send is an approach (SPEC §2),
+// which keeps every other task from its key, while a stop says nothing.
+// Read as a stop, a check nobody saw lost its approach and siblings were
+// allowed (a seventh review: --format junit or html, --output FILE, a
+// decision printed by a pipeline whose status is not the check's).
 func gateDecision(u unit, res toolResult) string {
-	verdict := ""
-	if out := outputVerdict(u, res.Output); out == "stop" {
+	if outputVerdict(u, res.Output) == "stop" {
 		return "stop"
-	} else if out == "allow" && checkOutputShown(u) {
-		verdict = "allow"
 	}
-	switch {
-	case res.Error && u.only():
-		return "stop" // a check alone that failed stopped, whatever it printed
-	case verdict == "allow":
-		return "allow"
-	case !res.Error && u.successImplied():
-		return "allow"
+	if res.Error && u.failureOwn() {
+		return "stop" // the check stopped, or never ran: no allow either way
 	}
-	return "stop"
+	return "allow"
+}
+
+// checkpointExpands: the shell may give a check another checkpoint than
+// its words show: the value of a --checkpoint, or a word that is no flag's
+// value (a variable may hold several arguments), holds an expansion. A
+// path given by a variable is such a word too: read at send, the check
+// approaches where it may not have (fail closed).
+func checkpointExpands(words []string) bool {
+	return flagsExpand(words, map[string]bool{"checkpoint": true})
+}
+
+// flagsExpand: the value of one of the flags named, or a word that is no
+// flag's value, holds an expansion.
+func flagsExpand(words []string, names map[string]bool) bool {
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if !strings.HasPrefix(w, "--") {
+			if expands(words[i : i+1]) {
+				return true
+			}
+			continue
+		}
+		name, value, eq := strings.Cut(w[2:], "=")
+		if !eq && !booleanFlags[name] && i+1 < len(words) {
+			i++
+			value = words[i]
+		}
+		if names[name] && expands([]string{value}) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyFlags are the flags of `effectlint check` that name its key.
+var keyFlags = map[string]bool{"key": true, "destination": true, "title": true, "sha256": true, "file": true, "authorization": true}
+
+// booleanFlags are the flags of `effectlint check` that take no value.
+var booleanFlags = map[string]bool{"no-cache": true, "require-checks": true, "help": true, "version": true}
+
+// expands: a word holds something the shell replaces ($NAME, ${…}, $(…),
+// `…`, $'…'), so the words do not say what the command was given.
+func expands(words []string) bool {
+	for _, w := range words {
+		if strings.ContainsAny(w, "$`") {
+			return true
+		}
+	}
+	return false
 }
 
 // checkedIntent is the intent an `effectlint check` command line names by
 // its flags: --key, or --destination/--title with --sha256 or --file (a
 // relative file against the command's directory, when that is known), and
-// --authorization. nil when it names none or cannot be read whole.
-func checkedIntent(words []string, cwd string, cwdKnown bool) map[string]any {
+// --authorization. nil when it names none or cannot be read whole; names
+// says whether it gives any of the key's flags.
+func checkedIntent(words []string, cwd string, cwdKnown bool) (in map[string]any, names bool) {
+	for _, w := range words {
+		name, _, _ := strings.Cut(strings.TrimPrefix(w, "--"), "=")
+		if strings.HasPrefix(w, "--") && keyFlags[name] && name != "authorization" {
+			names = true
+		}
+	}
+	if flagsExpand(words, keyFlags) {
+		return nil, names // $CH, $(…): not what the check was given
+	}
+	return readCheckedIntent(words, cwd, cwdKnown), names
+}
+
+func readCheckedIntent(words []string, cwd string, cwdKnown bool) map[string]any {
 	flags := map[string]string{}
 	for i := 0; i < len(words); i++ {
 		w := words[i]

@@ -183,9 +183,13 @@ func TestCheckedIntent(t *testing.T) {
 		{[]string{"effectlint", "check", "--destination", "slack/C1", "--destination", "slack/C2", "--sha256", sha}, "/w", true, ""},
 		{[]string{"effectlint", "check", "--destination", "slack/C1"}, "/w", true, ""},
 		{[]string{"effectlint", "check", "--destination"}, "/w", true, ""},
+		// The shell completes these: not what the check was given.
+		{[]string{"effectlint", "check", "--destination", "slack/$CH", "--sha256", sha}, "/w", true, ""},
+		{[]string{"effectlint", "check", "--destination", "slack/C1", "--sha256", sha, "$MORE"}, "/w", true, ""},
+		{[]string{"effectlint", "check", "--task", "$T", "--checkpoint", "$CP", "--destination", "slack/C1", "--sha256", sha}, "/w", true, "map[content:map[sha256:" + sha + "] destination:map[id:C1 provider:slack]]"},
 	} {
 		got := ""
-		if in := checkedIntent(c.words, c.cwd, c.known); in != nil {
+		if in, _ := checkedIntent(c.words, c.cwd, c.known); in != nil {
 			got = fmt.Sprint(in)
 		}
 		if got != c.want {
