@@ -484,6 +484,15 @@ func (u unit) failureOwn() bool {
 	return u.parts == nil || u.i == len(u.parts)-1 && successImplied(u.parts, u.i)
 }
 
+// splits is shellPart.splits of the unit's command (nil when the call is
+// no shell line).
+func (u unit) splits() []bool {
+	if u.parts == nil {
+		return nil
+	}
+	return u.parts[u.i].splits
+}
+
 // only: the unit is all the call did.
 func (u unit) only() bool { return u.parts == nil || onlyCommand(u.parts, u.i) }
 
@@ -716,7 +725,7 @@ func (c *conventions) apply(r *compiledRule, u unit, tc ToolCall, server, name s
 		return pendingPart{}, false
 	case "gate_check":
 		cwd, known := unitCwd(u, tc.Cwd)
-		checked, names := checkedIntent(u.words(), cwd, known)
+		checked, names := checkedIntent(u.words(), u.splits(), cwd, known)
 		return pendingPart{rule: r, u: u, checked: checked, checkedID: "check:" + tc.callName(), unreadKey: names && checked == nil}, r.Result == "gate"
 	}
 	var intents []string
@@ -1110,7 +1119,7 @@ func (c *conventions) Result(id string, res toolResult) {
 				// which an allowed check approaches (a seventh review:
 				// read as resume, the check approached nothing and the
 				// session's own unresolved approach was lost).
-				if checkpointExpands(part.u.words()) {
+				if checkpointExpands(part.u.words(), part.u.splits()) {
 					cp = "send"
 				}
 			}
@@ -1179,23 +1188,25 @@ func gateDecision(u unit, res toolResult) string {
 }
 
 // checkpointExpands: the shell may give a check another checkpoint than
-// its words show: the value of a --checkpoint, or a word that is no flag's
-// value (a variable may hold several arguments), holds an expansion. A
-// path given by a variable is such a word too: read at send, the check
-// approaches where it may not have (fail closed).
-func checkpointExpands(words []string) bool {
-	return flagsExpand(words, map[string]bool{"checkpoint": true})
+// its words show: the value of a --checkpoint holds an expansion, or a
+// word holds one outside double quotes (the shell may split $ARGS into
+// several arguments, a --checkpoint among them). Read at send, the check
+// approaches where it may not have (fail closed); "$DIR" cannot split.
+func checkpointExpands(words []string, splits []bool) bool {
+	return flagsExpand(words, splits, map[string]bool{"checkpoint": true})
 }
 
-// flagsExpand: the value of one of the flags named, or a word that is no
-// flag's value, holds an expansion.
-func flagsExpand(words []string, names map[string]bool) bool {
+// flagsExpand: the value of one of the flags named holds an expansion, or
+// any word holds one that the shell may split.
+func flagsExpand(words []string, splits []bool, names map[string]bool) bool {
+	for _, s := range splits {
+		if s {
+			return true
+		}
+	}
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		if !strings.HasPrefix(w, "--") {
-			if expands(words[i : i+1]) {
-				return true
-			}
 			continue
 		}
 		name, value, eq := strings.Cut(w[2:], "=")
@@ -1232,14 +1243,14 @@ func expands(words []string) bool {
 // relative file against the command's directory, when that is known), and
 // --authorization. nil when it names none or cannot be read whole; names
 // says whether it gives any of the key's flags.
-func checkedIntent(words []string, cwd string, cwdKnown bool) (in map[string]any, names bool) {
+func checkedIntent(words []string, splits []bool, cwd string, cwdKnown bool) (in map[string]any, names bool) {
 	for _, w := range words {
 		name, _, _ := strings.Cut(strings.TrimPrefix(w, "--"), "=")
 		if strings.HasPrefix(w, "--") && keyFlags[name] && name != "authorization" {
 			names = true
 		}
 	}
-	if flagsExpand(words, keyFlags) {
+	if flagsExpand(words, splits, keyFlags) {
 		return nil, names // $CH, $(…): not what the check was given
 	}
 	return readCheckedIntent(words, cwd, cwdKnown), names

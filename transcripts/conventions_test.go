@@ -184,12 +184,23 @@ func TestCheckedIntent(t *testing.T) {
 		{[]string{"effectlint", "check", "--destination", "slack/C1"}, "/w", true, ""},
 		{[]string{"effectlint", "check", "--destination"}, "/w", true, ""},
 		// The shell completes these: not what the check was given.
-		{[]string{"effectlint", "check", "--destination", "slack/$CH", "--sha256", sha}, "/w", true, ""},
+		{[]string{"effectlint", "check", "--destination", `"slack/$CH"`, "--sha256", sha}, "/w", true, ""},
 		{[]string{"effectlint", "check", "--destination", "slack/C1", "--sha256", sha, "$MORE"}, "/w", true, ""},
-		{[]string{"effectlint", "check", "--task", "$T", "--checkpoint", "$CP", "--destination", "slack/C1", "--sha256", sha}, "/w", true, "map[content:map[sha256:" + sha + "] destination:map[id:C1 provider:slack]]"},
+		{[]string{"effectlint", "check", "--task", "$T", "--destination", "slack/C1", "--sha256", sha}, "/w", true, ""},
+		// In double quotes an expansion is one argument: it names no flag.
+		{[]string{"effectlint", "check", "--task", `"$T"`, "--checkpoint", `"$CP"`, "--destination", "slack/C1", "--sha256", sha, `"$DIR"`}, "/w", true, "map[content:map[sha256:" + sha + "] destination:map[id:C1 provider:slack]]"},
 	} {
 		got := ""
-		if in, _ := checkedIntent(c.words, c.cwd, c.known); in != nil {
+		// As a shell line: plain words single-quoted, the others as written.
+		line := make([]string, len(c.words))
+		for i, w := range c.words {
+			line[i] = w
+			if !strings.ContainsAny(w, `"$`) {
+				line[i] = "'" + w + "'"
+			}
+		}
+		part := splitShell(strings.Join(line, " "))[0]
+		if in, _ := checkedIntent(part.words, part.splits, c.cwd, c.known); in != nil {
 			got = fmt.Sprint(in)
 		}
 		if got != c.want {

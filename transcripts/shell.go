@@ -21,6 +21,10 @@ import (
 type shellPart struct {
 	text  string   // the command's text as written (quotes kept), trimmed
 	words []string // its words, shell quotes removed
+	// splits[i]: word i holds an expansion outside double quotes ($X,
+	// $(…), `…`), which the shell may split into several arguments, flags
+	// among them: the words do not say what the command was given.
+	splits []bool
 	// before and after are the operators that join it to its neighbours
 	// in its list ("" at either end of the line).
 	before, after string
@@ -70,16 +74,19 @@ type shellSplit struct {
 	masks  [][2]int    // substitutions in the text: shown as $(…)
 	start  int         // where the current command's text begins
 	words  []string
+	splits []bool // of each word (shellPart.splits)
 	word   strings.Builder
 	inWord bool
+	split  bool // the word being read holds an unquoted expansion
 	before string
 }
 
 func (s *shellSplit) flushWord() {
 	if s.inWord {
 		s.words = append(s.words, s.word.String())
+		s.splits = append(s.splits, s.split)
 		s.word.Reset()
-		s.inWord = false
+		s.inWord, s.split = false, false
 	}
 }
 
@@ -108,7 +115,7 @@ func (s *shellSplit) endAt(at int, op string) {
 	}
 	s.masks = nil
 	if len(s.words) > 0 {
-		p := shellPart{text: text, words: s.words, before: s.before, after: op, nested: s.nested, scope: s.scope}
+		p := shellPart{text: text, words: s.words, splits: s.splits, before: s.before, after: op, nested: s.nested, scope: s.scope}
 		if script, ok := scriptOf(p.words); ok && s.depth < maxShellDepth {
 			// bash -c 'a; b', eval "…": the script's commands, nested.
 			p.runs = true
@@ -120,7 +127,7 @@ func (s *shellSplit) endAt(at int, op string) {
 	}
 	s.parts = append(s.parts, s.inner...)
 	s.inner = nil
-	s.words = nil
+	s.words, s.splits = nil, nil
 	s.before = op
 }
 
@@ -200,12 +207,12 @@ func (s *shellSplit) run() {
 			i = s.double(i + 1)
 		case c == '`':
 			i = s.backtick(i)
-			s.inWord = true
+			s.inWord, s.split = true, true
 		case c == '$' && i+1 < len(src) && src[i+1] == '(':
 			j := matchParen(src, i+1)
 			s.sub(src[i+2:j], i+2, j)
 			s.word.WriteString(src[i:min(len(src), j+1)])
-			s.inWord = true
+			s.inWord, s.split = true, true
 			i = j + 1
 		case c == '#' && !s.inWord:
 			// A comment, to the end of the line.
@@ -287,6 +294,9 @@ func (s *shellSplit) run() {
 			s.flushWord()
 			i++
 		default:
+			if c == '$' {
+				s.split = true // $X, ${X}, $'…': taken as one that may split
+			}
 			s.word.WriteByte(c)
 			s.inWord = true
 			i++
