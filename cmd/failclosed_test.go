@@ -257,3 +257,24 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		})
 	}
 }
+
+// A seventh review of the foreign readers (the folders under
+// testdata/adversarial hold the review's inputs; each allowed, or missed
+// the duplicate, before its fix).
+func TestReaders_TwoReadingsOfOneRunOrCallId(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "adversarial")
+	// Two Temporal histories of run-5555 whose event 5 posts different
+	// messages: neither reading is taken, and a check for either stops.
+	another := "28ea0f231192a65711a644003b0cb3a049bfaf43397b36c8beed63137374ed97" // sha256("another message")
+	out, _, code := runWith(t, "", builtinRules(t), "check", "--no-cache", "--task", "newworker", "--checkpoint", "send",
+		"--destination", "slack/C024BE91L", "--sha256", another, filepath.Join(dir, "temporal-same-run-disagree"))
+	if code != ExitFindings || !strings.Contains(out, "HISTORY_UNREADABLE") {
+		t.Errorf("two disagreeing histories of one Temporal run: exit %d, want HISTORY_UNREADABLE:\n%s", code, out)
+	}
+	// Two OpenAI conversations a day apart reuse one call id for the same
+	// post: two deliveries, not one call recorded twice.
+	out, _, code = runWith(t, "", builtinRules(t), "analyze", "--no-cache", "--color", "never", filepath.Join(dir, "openai-callid-two-conversations"))
+	if code != ExitFindings || !strings.Contains(out, "DUPLICATE_DELIVERY") {
+		t.Errorf("one call id in two OpenAI conversations at two times: exit %d, want DUPLICATE_DELIVERY:\n%s", code, out)
+	}
+}

@@ -90,6 +90,7 @@ func (rn *run) readOpenAI(d *document) {
 		r    gjson.Result
 		ts   time.Time
 		turn int
+		own  bool // ts is the item's own time, not one made up from the order
 	}
 	var items []item
 	start := clock
@@ -103,8 +104,9 @@ func (rn *run) readOpenAI(d *document) {
 			if d.partial(r) {
 				return false // cut by a break in the document
 			}
+			own := false
 			if t, ok := docTime(r); ok {
-				clock = t
+				clock, own = t, true
 			} else {
 				clock = clock.Add(time.Millisecond)
 			}
@@ -118,7 +120,7 @@ func (rn *run) readOpenAI(d *document) {
 				turn++
 			}
 			afterCall = call
-			items = append(items, item{r, clock, turn})
+			items = append(items, item{r, clock, turn, own})
 			return true
 		})
 	}
@@ -143,7 +145,7 @@ func (rn *run) readOpenAI(d *document) {
 			o.problem(it.r, repeatMessage(rep.path, "item"))
 			continue
 		}
-		o.turn = it.turn
+		o.turn, o.ownTime = it.turn, it.own
 		o.item(i, it.r, it.ts)
 	}
 	repeats.rest(d)
@@ -165,6 +167,7 @@ type openAIDoc struct {
 	legacy   map[string][]string // function name → ids of legacy function_call messages awaiting a result
 	unread   map[string]int
 	turn     int               // the turn of the item being read
+	ownTime  bool              // the item being read has a time of its own
 	turns    map[string]int    // call id → turns with a call of that id so far in the document
 	lastTurn map[string]int    // call id → the latest of those turns
 	latest   map[string]string // call id → key of its latest call in the document
@@ -282,6 +285,13 @@ func (o *openAIDoc) call(r gjson.Result, ts time.Time, n int, id, name, args str
 			key = fmt.Sprintf("%s~%d", key, k)
 		}
 		content := "openai-call-content:" + key + "|" + sha256Hex(name+"\x00"+args)
+		if o.ownTime {
+			// A re-recorded history repeats a call with its time; the
+			// same id, name and arguments at another time is another call
+			// (a seventh review: two conversations a day apart reused one
+			// call id, and the second delivery was read as a copy).
+			content += "|" + ts.UTC().Format(time.RFC3339Nano)
+		}
 		switch {
 		case o.rn.once("openai-call:" + key):
 			o.rn.seen[content] = true

@@ -116,6 +116,7 @@ type temporalEvent struct {
 	// ownTask: a bad event that is still its run's (a repeated key that
 	// cannot change which run it belongs to).
 	ownTask bool
+	fp      string // the event's canonical JSON (compareCopies)
 }
 
 // temporalActivity gathers the events of one activity (by scheduled event).
@@ -178,6 +179,7 @@ func (rn *run) readTemporal(d *document) {
 	}
 	t := &temporalReader{rn: rn, d: d, conv: conv, evs: evs, acts: map[string]*temporalActivity{}}
 	t.assignTasks()
+	t.compareCopies()
 	t.checkComplete()
 	t.indexActivities()
 	for _, e := range evs {
@@ -223,6 +225,9 @@ func parseTemporalEvent(d *document, r gjson.Result) *temporalEvent {
 		e.bad = "event has no eventType"
 	}
 	e.ts, e.tsOK = temporalTime(r.Get("eventTime"))
+	var b strings.Builder
+	canonicalJSON(&b, r)
+	e.fp = sha256Hex(b.String())
 	return e
 }
 
@@ -322,6 +327,32 @@ func (t *temporalReader) assignTasks() {
 		e.task = run
 	}
 }
+
+// compareCopies: one run's event, by its id, in two histories of the run
+// (a history read twice, or a reset run's copy of its base run's events)
+// must say the same. When it does not, the event has two readings and
+// neither is taken: a problem of its run (a seventh review: the second
+// history of a run, whose activity posted another message, was dropped as
+// a copy, and a check for that message allowed).
+func (t *temporalReader) compareCopies() {
+	for _, e := range t.evs {
+		if e.bad != "" || e.task == "" || e.id == "" {
+			continue
+		}
+		k := e.task + "\x00" + e.id
+		prev, ok := t.rn.temporalEvents[k]
+		switch {
+		case !ok:
+			t.rn.temporalEvents[k] = temporalCopy{e.fp, t.d.in.Path}
+		case prev.fp != e.fp:
+			e.bad = fmt.Sprintf("run %s's event %s differs from the same event in %s: two readings of the run, neither is taken", clip(e.task, 60), clip(e.id, 20), prev.path)
+			e.ownTask = true
+		}
+	}
+}
+
+// temporalCopy is the first reading of a run's event in the run.
+type temporalCopy struct{ fp, path string }
 
 // checkComplete reports what makes the history incomplete: unreadable
 // events, and events missing at the start or in between.
