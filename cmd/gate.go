@@ -53,8 +53,8 @@ func newGate(env Env, c *commonFlags, p *policyFlags, more ...gate.Option) (*gat
 	if c.requireChecks {
 		opts = append(opts, gate.WithRequireChecks())
 	}
-	if c.ledger != "" {
-		opts = append(opts, c.ledgerOption())
+	if spec, ok := c.ledger.resolve(); ok {
+		opts = append(opts, c.ledgerOption(spec))
 	}
 	opts = append(opts, c.cache.option())
 	if p != nil {
@@ -89,10 +89,10 @@ func gateFailed(err error) error {
 // is not a usage error but an unreadable history (SPEC §9): the run reads
 // it as an input that fails, so every check stops with
 // HISTORY_UNREADABLE and analyze reports it.
-func (c *commonFlags) ledgerOption() gate.Option {
-	s, err := ledger.Open(context.Background(), c.ledger, ledger.Config{Existing: true})
+func (c *commonFlags) ledgerOption(spec string) gate.Option {
+	s, err := ledger.Open(context.Background(), spec, ledger.Config{Existing: true})
 	if err == nil {
 		c.closers = append(c.closers, func() { s.Close() })
 	}
-	return gate.WithLedgerFrom("ledger:"+ledger.Redact(c.ledger), func(context.Context) (ledger.Store, error) { return s, err })
+	return gate.WithLedgerFrom("ledger:"+ledger.Redact(spec), func(context.Context) (ledger.Store, error) { return s, err })
 }

@@ -31,7 +31,7 @@ func newHookClaudeCode(env Env) *cobra.Command {
 	var c commonFlags
 	var p policyFlags
 	var histories []string
-	var ledgerSpec string
+	var ledgerArg ledgerFlag
 	var deadline, lease time.Duration
 	var printSettings bool
 	cmd := &cobra.Command{
@@ -58,6 +58,10 @@ running out, denies the call. Install it with the entry --print-settings prints.
 			if deadline <= 0 {
 				return fail(ExitError, "--deadline must be positive, not %s", deadline)
 			}
+			ledgerSpec, ok := ledgerArg.resolve()
+			if ok && ledgerSpec == "" {
+				ledgerSpec = "sqlite:" // given empty: the default file, as claim's
+			}
 			if printSettings {
 				return printHookSettings(env.Stdout, histories, ledgerSpec, c.profile, deadline, c.cache.args()...)
 			}
@@ -68,7 +72,7 @@ running out, denies the call. Install it with the entry --print-settings prints.
 	c.cache.register(cmd)
 	p.register(cmd)
 	cmd.Flags().StringArrayVar(&histories, "history", nil, "more histories to read besides the session's project folder (repeatable)")
-	cmd.Flags().StringVar(&ledgerSpec, "ledger", "", "a key ledger: an allow claims and crosses in the same step, PostToolUse settles")
+	cmd.Flags().Var(&ledgerArg, "ledger", "a key ledger: an allow claims and crosses in the same step, PostToolUse settles (given empty: $"+LedgerEnv+", else the file effectlint ledger where prints, as for claim)")
 	cmd.Flags().DurationVar(&deadline, "deadline", hook.DefaultDeadline, "answer within this time, or deny (keep it well below the hook's timeout: Claude Code lets a call through when a hook times out)")
 	cmd.Flags().DurationVar(&lease, "lease", ledger.DefaultLease, "the lease of a claim made for a call (with --ledger)")
 	cmd.Flags().BoolVar(&printSettings, "print-settings", false, "print the settings.json entry that installs this hook, with these flags")

@@ -429,6 +429,34 @@ func TestLedgerCLI_CheckNeverCreatesALedger(t *testing.T) {
 	}
 }
 
+// --ledger given empty (--ledger "$LEDGER", the variable unset) is the
+// ledger claim would use, never none (a seventh review: check read no
+// ledger and allowed a scope claim refused as held).
+func TestLedgerCLI_CheckWithAnEmptyLedgerFlagReadsClaimsLedger(t *testing.T) {
+	key := ledgertest.Key(13)
+	l := filepath.Join(t.TempDir(), "l.db")
+	if _, stderr, code := cli(t, "claim", "--ledger", l, "--task", "w1", "--key", key, "--lease", "1m"); code != 0 {
+		t.Fatalf("claim: %s", stderr)
+	}
+	history := t.TempDir()
+	if err := os.WriteFile(filepath.Join(history, "z.jsonl"), []byte(`{"ts":"2026-11-30T07:00:00Z","task":"other","type":"task_started","relation":"root"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(LedgerEnv, l)
+	out, _, code := run(t, "check", "--ledger", "", "--task", "w2", "--checkpoint", "send", "--key", key, "--format", "json", history)
+	if code != ExitFindings || !strings.Contains(out, `"KEY_CONSUMED"`) {
+		t.Errorf("check --ledger '' with $%s holding w1's claim: exit %d\n%s", LedgerEnv, code, out)
+	}
+	// Without the variable: the default ledger, which does not exist here.
+	t.Setenv(LedgerEnv, "")
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	out, _, code = run(t, "check", "--ledger", "", "--task", "w2", "--checkpoint", "send", "--key", key, "--format", "json", history)
+	if code != ExitFindings || !strings.Contains(out, `"HISTORY_UNREADABLE"`) {
+		t.Errorf("check --ledger '' with no ledger anywhere: exit %d\n%s", code, out)
+	}
+}
+
 // A claim decides now: --as-of, which replays the past, is refused.
 func TestLedgerCLI_ClaimRefusesAsOf(t *testing.T) {
 	l := filepath.Join(t.TempDir(), "l.db")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -131,14 +132,41 @@ type commonFlags struct {
 	profile       string
 	requireChecks bool
 	// ledger is --ledger: a key ledger whose journal joins the histories.
-	ledger  string
+	ledger  ledgerFlag
 	closers []func()
 	cache   cacheFlags
 }
 
 // registerLedger adds --ledger (check, analyze, explain).
 func (c *commonFlags) registerLedger(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&c.ledger, "ledger", "", "a key `LEDGER` (PATH, sqlite:PATH or postgres://…) whose journal joins the histories as evidence; one that cannot be read stops every check")
+	cmd.Flags().Var(&c.ledger, "ledger", "a key `LEDGER` (PATH, sqlite:PATH or postgres://…) whose journal joins the histories as evidence; one that cannot be read stops every check (given empty: $"+LedgerEnv+", else the file effectlint ledger where prints, as for claim)")
+}
+
+// ledgerFlag is --ledger, remembering whether it was given at all: given
+// empty (--ledger "$LEDGER" with the variable unset) it names the ledger
+// claim would use, never none (a seventh review: check then read no
+// ledger and allowed what claim refused).
+type ledgerFlag struct {
+	spec string
+	set  bool
+}
+
+func (l *ledgerFlag) String() string { return l.spec }
+func (l *ledgerFlag) Type() string   { return "string" }
+func (l *ledgerFlag) Set(v string) error {
+	l.spec, l.set = v, true
+	return nil
+}
+
+// resolve is the ledger to read ("", false: none).
+func (l *ledgerFlag) resolve() (string, bool) {
+	if !l.set {
+		return "", false
+	}
+	if l.spec == "" {
+		return os.Getenv(LedgerEnv), true
+	}
+	return l.spec, true
 }
 
 // done releases what the run opened (a ledger).
