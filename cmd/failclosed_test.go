@@ -210,6 +210,7 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 	c1 := []string{"--task", "t3", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}
 	ownSend := []string{"--task", "sess-one", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}
 	sibling := []string{"--task", "sess-two", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}
+	t2 := []string{"--task", "t2", "--checkpoint", "send"}
 	for _, c := range []struct {
 		dir, why string
 		args     []string
@@ -248,6 +249,13 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		{"dec_output", "a check written to --output FILE may have allowed", sibling},
 		{"dec_subst_jq", "a check at a checkpoint the shell builds, its decision printed by jq", sibling},
 		{"key_var", "--destination slack/$CH names no key that can be read: its approach may be any destination's", sibling},
+		// A third review today, of those readings: a native t2 holds the
+		// key, and an agent's check of it allowed (t2's check must stop).
+		{"brace_cp", "--checkpoint={resume,send} is two flags, the last at send", t2},
+		{"quoted_flag", `"$@" (sh -c '…' _ --checkpoint send) may be flags`, t2},
+		{"openai_sh_args", `an OpenAI argv ["sh","-c","… \"$@\" …","_","--checkpoint","send"]`, t2},
+		{"two_checks", "two checks in one call, an allow and a stop: the allow's approach stands", t2},
+		{"xargs_cp", "echo send | xargs effectlint check … --checkpoint: xargs appends the value", t2},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
 			out, _, code := runWith(t, "", builtinRules(t), append(append([]string{"check", "--no-cache"}, c.args...), filepath.Join("..", "testdata", "adversarial", c.dir))...)

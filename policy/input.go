@@ -34,8 +34,9 @@ type part struct {
 	// fields: give facts their extra fields. The built-in rules never read
 	// them (TestBuiltinRulesDoNotReadFields).
 	fields bool
-	// types, when not nil, keeps in the scopes only the facts of these
-	// types: the built-in rules' scope_fact_types (evaluate.go).
+	// types, when not nil, keeps in the scopes and among the unkeyed facts
+	// only the facts of these types: the built-in rules' scope_fact_types
+	// (evaluate.go).
 	types map[string]bool
 }
 
@@ -198,7 +199,8 @@ func titleUse(u *analyzer.TitleUse) *ast.Term {
 }
 
 // factConv converts facts, with or without their extra fields, and keeps
-// in scopes only the facts of the given types (nil: all).
+// in scopes and among the unkeyed facts only the facts of the given types
+// (nil: all).
 type factConv struct {
 	fields bool
 	types  map[string]bool
@@ -290,7 +292,10 @@ func (p part) value() ast.Value {
 	if p.global {
 		inputs = list(f.Inputs, input)
 		skipped = strs(f.Skipped)
-		unkeyed = list(f.Unkeyed, c.fact)
+		// Of the types the rules read, as in a scope: a check over
+		// delegated workers' histories weighs thousands of unkeyed facts,
+		// most of them tool outputs no rule reads (issue 15).
+		unkeyed = c.scopeFacts(f.Unkeyed)
 		unattributed = list(f.UnattributedProblems, pointer)
 		if f.Titles == nil {
 			titles = ast.NullTerm()

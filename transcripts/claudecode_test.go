@@ -297,7 +297,11 @@ func TestClaudeCode_GateDecisionIsReadFromTheChecksOwnResult(t *testing.T) {
 		{"JSON stop, exit 0 after || true", "effectlint check --format json --task s1 . || true", "ok", `{"decision": "stop", "task": "s1"}`, "stop"},
 		{"JSON allow", "effectlint check --format json --task s1 . ; echo", "ok", `{"decision": "allow", "task": "s1"}`, "allow"},
 		{"colored report", check + " || true", "ok", "\x1b[32mALLOW\x1b[0m task s1 at send", "allow"},
-		{"allow printed by another command, the check's stop too", "echo 'ALLOW task s1'; " + check + " || true", "ok", "ALLOW task s1\n" + stopText, "stop"},
+		// An allow beside a stop: which is the check's cannot be told (a
+		// loop runs it twice, another command may print either), and the
+		// allow it may have had is an approach.
+		{"allow printed by another command, the check's stop too", "echo 'ALLOW task s1'; " + check + " || true", "ok", "ALLOW task s1\n" + stopText, "allow"},
+		{"two checks in one call, an allow and a stop", check + " --destination slack/C1 --sha256 " + strings.Repeat("ab", 32) + "; " + check + " --destination slack/C2 --sha256 " + strings.Repeat("ab", 32), "ok", "ALLOW task s1 at send\n" + stopText, "allow allow"},
 		{"output redirected, nothing of its own", check + " > /dev/null; echo done", "ok", "done", "allow"},
 		{"another task's allow", check + " || true", "ok", "ALLOW task other at send", "allow"},
 		{"&& chain, exit 0", "cd /w && " + check, "ok", "", "allow"},
@@ -310,7 +314,11 @@ func TestClaudeCode_GateDecisionIsReadFromTheChecksOwnResult(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			_, evs := readSession(t, bashSession("/w", [3]string{c.cmd, c.result, c.output}))
 			gates := ofType(evs, "gate_check")
-			if len(gates) != 1 || gates[0].Str("decision") != c.want {
+			var got []string
+			for _, g := range gates {
+				got = append(got, g.Str("decision"))
+			}
+			if strings.Join(got, " ") != c.want {
 				t.Errorf("%s: gate checks %s, want one with decision %s", c.cmd, summary(gates), c.want)
 			}
 		})

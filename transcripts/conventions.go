@@ -1082,6 +1082,12 @@ func (c *conventions) Result(id string, res toolResult) {
 		return
 	}
 	delete(c.pending, id)
+	checks := 0
+	for _, part := range p.parts {
+		if part.rule.Result == "gate" {
+			checks++
+		}
+	}
 	for _, part := range p.parts {
 		switch part.rule.Result {
 		case "response":
@@ -1123,7 +1129,7 @@ func (c *conventions) Result(id string, res toolResult) {
 					cp = "send"
 				}
 			}
-			decision := gateDecision(part.u, res)
+			decision := gateDecision(part.u, res, checks)
 			fields := map[string]any{"checkpoint": cp, "decision": decision}
 			if decision == "allow" && part.checked != nil {
 				// An allowed check approaches the key it names: declared
@@ -1177,8 +1183,10 @@ var (
 // Read as a stop, a check nobody saw lost its approach and siblings were
 // allowed (a seventh review: --format junit or html, --output FILE, a
 // decision printed by a pipeline whose status is not the check's).
-func gateDecision(u unit, res toolResult) string {
-	if outputVerdict(u, res.Output) == "stop" {
+func gateDecision(u unit, res toolResult, checks int) string {
+	if checks == 1 && outputVerdict(u, res.Output) == "stop" {
+		// (Of several checks in one call, whose the output's words are
+		// cannot be told.)
 		return "stop"
 	}
 	if res.Error && u.failureOwn() {
@@ -1188,31 +1196,61 @@ func gateDecision(u unit, res toolResult) string {
 }
 
 // checkpointExpands: the shell may give a check another checkpoint than
-// its words show: the value of a --checkpoint holds an expansion, or a
-// word holds one outside double quotes (the shell may split $ARGS into
-// several arguments, a --checkpoint among them). Read at send, the check
-// approaches where it may not have (fail closed); "$DIR" cannot split.
+// its words show. Read at send, the check approaches where it may not
+// have (fail closed).
 func checkpointExpands(words []string, splits []bool) bool {
 	return flagsExpand(words, splits, map[string]bool{"checkpoint": true})
 }
 
-// flagsExpand: the value of one of the flags named holds an expansion, or
-// any word holds one that the shell may split.
+// flagsExpand: the shell or a wrapper may give the check other values of
+// the flags named than its words show (three reviews today, each form seen
+// read literally):
+//   - a value of one of them holds an expansion ($CH, "$CP", $(…));
+//   - a word holds an expansion, a brace or a glob outside quotes ($ARGS,
+//     {send,resume}, sen?), which the shell may split or widen into
+//     several arguments;
+//   - an argument that is no flag's value holds an expansion, quoted or
+//     not ("$FLAGS" may be --checkpoint=send, "$@" several arguments);
+//   - xargs or parallel runs it, appending arguments, or a flag named
+//     ends the line without its value.
+//
+// Words after a bare -- are no flags. A history given by a variable is
+// safe there: effectlint check --checkpoint send … -- "$DIR".
 func flagsExpand(words []string, splits []bool, names map[string]bool) bool {
-	for _, s := range splits {
-		if s {
+	start := 0
+	for i, w := range words {
+		if appendsArgs[w] {
 			return true
 		}
+		if w == "effectlint" || strings.HasSuffix(w, "/effectlint") {
+			start = i + 1
+			break
+		}
 	}
-	for i := 0; i < len(words); i++ {
+	for i := start; i < len(words); i++ {
 		w := words[i]
+		if w == "--" {
+			return false
+		}
+		if i < len(splits) && splits[i] {
+			return true
+		}
 		if !strings.HasPrefix(w, "--") {
+			if expands(words[i : i+1]) {
+				return true
+			}
 			continue
 		}
 		name, value, eq := strings.Cut(w[2:], "=")
-		if !eq && !booleanFlags[name] && i+1 < len(words) {
+		if !eq && !booleanFlags[name] {
+			if i+1 >= len(words) {
+				return names[name] // its value comes from elsewhere, or not at all
+			}
 			i++
 			value = words[i]
+			if i < len(splits) && splits[i] {
+				return true
+			}
 		}
 		if names[name] && expands([]string{value}) {
 			return true
@@ -1220,6 +1258,10 @@ func flagsExpand(words []string, splits []bool, names map[string]bool) bool {
 	}
 	return false
 }
+
+// appendsArgs are the commands that run another with arguments of their
+// own appended (from standard input, a list).
+var appendsArgs = map[string]bool{"xargs": true, "parallel": true}
 
 // keyFlags are the flags of `effectlint check` that name its key.
 var keyFlags = map[string]bool{"key": true, "destination": true, "title": true, "sha256": true, "file": true, "authorization": true}
@@ -1333,7 +1375,7 @@ func outputVerdict(u unit, out string) string {
 	if m := taskArg.FindStringSubmatch(u.text); m != nil {
 		task = m[1] + m[2] + m[3]
 	}
-	allow := false
+	allow, stop := false, false
 	// The text report's verdict line and the github annotation name the
 	// task: only this check's count.
 	named := append(textVerdict.FindAllStringSubmatch(out, -1), githubVerdict.FindAllStringSubmatch(out, -1)...)
@@ -1341,19 +1383,22 @@ func outputVerdict(u unit, out string) string {
 		if task != "" && m[2] != task {
 			continue
 		}
-		if m[1] == "STOP" {
-			return "stop"
-		}
-		allow = true
+		stop = stop || m[1] == "STOP"
+		allow = allow || m[1] == "ALLOW"
 	}
 	for _, m := range append(jsonVerdict.FindAllStringSubmatch(out, -1), bareVerdict.FindAllStringSubmatch(out, -1)...) {
-		if m[1] == "stop" {
-			return "stop"
-		}
-		allow = true
+		stop = stop || m[1] == "stop"
+		allow = allow || m[1] == "allow"
 	}
-	if allow {
+	switch {
+	case allow:
+		// Also beside a stop: the check ran more than once (a loop), or
+		// the stop may be another command's; an allow it may have had is
+		// an approach (a third review today: "a STOP anywhere wins" lost
+		// it).
 		return "allow"
+	case stop:
+		return "stop"
 	}
 	return ""
 }

@@ -187,15 +187,21 @@ func TestCheckedIntent(t *testing.T) {
 		{[]string{"effectlint", "check", "--destination", `"slack/$CH"`, "--sha256", sha}, "/w", true, ""},
 		{[]string{"effectlint", "check", "--destination", "slack/C1", "--sha256", sha, "$MORE"}, "/w", true, ""},
 		{[]string{"effectlint", "check", "--task", "$T", "--destination", "slack/C1", "--sha256", sha}, "/w", true, ""},
-		// In double quotes an expansion is one argument: it names no flag.
-		{[]string{"effectlint", "check", "--task", `"$T"`, "--checkpoint", `"$CP"`, "--destination", "slack/C1", "--sha256", sha, `"$DIR"`}, "/w", true, "map[content:map[sha256:" + sha + "] destination:map[id:C1 provider:slack]]"},
+		// A quoted expansion as a flag's value is that value; as an
+		// argument of its own it may be a flag ("$FLAGS"), unless it
+		// stands after --.
+		{[]string{"effectlint", "check", "--task", `"$T"`, "--checkpoint", `"$CP"`, "--destination", "slack/C1", "--sha256", sha, "--", `"$DIR"`}, "/w", true, "map[content:map[sha256:" + sha + "] destination:map[id:C1 provider:slack]]"},
+		{[]string{"effectlint", "check", "--destination", "slack/C1", "--sha256", sha, `"$DIR"`}, "/w", true, ""},
+		{[]string{"effectlint", "check", "--destination", "slack/C{1,2}", "--sha256", sha}, "/w", true, ""},
+		{[]string{"xargs", "effectlint", "check", "--destination", "slack/C1", "--sha256", sha}, "/w", true, ""},
 	} {
 		got := ""
-		// As a shell line: plain words single-quoted, the others as written.
+		// As a shell line: words with operators single-quoted, the others
+		// as written (so braces and expansions are the shell's).
 		line := make([]string, len(c.words))
 		for i, w := range c.words {
 			line[i] = w
-			if !strings.ContainsAny(w, `"$`) {
+			if strings.ContainsAny(w, "|#;&<>() ") {
 				line[i] = "'" + w + "'"
 			}
 		}

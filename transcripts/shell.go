@@ -294,8 +294,10 @@ func (s *shellSplit) run() {
 			s.flushWord()
 			i++
 		default:
-			if c == '$' {
-				s.split = true // $X, ${X}, $'…': taken as one that may split
+			if strings.IndexByte("$*?[{", c) >= 0 {
+				// $X, ${X}, $'…', a glob, a brace: taken as a word the
+				// shell may split or widen into several.
+				s.split = true
 			}
 			s.word.WriteByte(c)
 			s.inWord = true
