@@ -387,3 +387,25 @@ func TestTemporal_ContentGivenTwiceDifferently(t *testing.T) {
 		t.Errorf("one digest in two spellings: problems %+v", ins[0].Problems)
 	}
 }
+
+// Two exports of one event differ only in the white space between tokens;
+// white space inside a string is the event's own. Deep nesting costs one
+// pass (a canonical form with sorted keys took minutes at 100,000 deep).
+func TestJSONFingerprint(t *testing.T) {
+	a := jsonFingerprint(`{"eventId": "5", "attrs": {"input": "a b"}}`)
+	if b := jsonFingerprint("{\n  \"eventId\":\"5\",\n\t\"attrs\":{\"input\":\"a b\"}\r\n}"); a != b {
+		t.Error("indentation changed the fingerprint")
+	}
+	if b := jsonFingerprint(`{"eventId": "5", "attrs": {"input": "a  b"}}`); a == b {
+		t.Error("white space inside a string did not change it")
+	}
+	if b := jsonFingerprint(`{"eventId": "5", "attrs": {"input": "a b\" "}}`); a == b {
+		t.Error("an escaped quote ended the string")
+	}
+	deep := strings.Repeat(`{"a":`, 100000) + "1" + strings.Repeat("}", 100000)
+	start := time.Now()
+	jsonFingerprint(deep)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("100,000 deep took %s", d)
+	}
+}
