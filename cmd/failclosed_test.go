@@ -256,6 +256,14 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		{"openai_sh_args", `an OpenAI argv ["sh","-c","… \"$@\" …","_","--checkpoint","send"]`, t2},
 		{"two_checks", "two checks in one call, an allow and a stop: the allow's approach stands", t2},
 		{"xargs_cp", "echo send | xargs effectlint check … --checkpoint: xargs appends the value", t2},
+		// A fourth review today.
+		{"codex_exec_cmd", `Codex's exec_command {"cmd": …} is a shell call`, t2},
+		{"codex_shell_command", "Codex's shell_command is a shell call", t2},
+		{"negated_check", "! effectlint check: the call's failure is not the check's stop", t2},
+		{"negated_bash_c", "! bash -c '…' runs its script", t2},
+		{"trap_exit", "an EXIT trap sets the call's status", t2},
+		{"two_results", "a second, different result for one call is a second reading", t2},
+		{"output_sed", "a stop printed by sed is not the check's", t2},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
 			out, _, code := runWith(t, "", builtinRules(t), append(append([]string{"check", "--no-cache"}, c.args...), filepath.Join("..", "testdata", "adversarial", c.dir))...)
@@ -284,5 +292,11 @@ func TestReaders_TwoReadingsOfOneRunOrCallId(t *testing.T) {
 	out, _, code = runWith(t, "", builtinRules(t), "analyze", "--no-cache", "--color", "never", filepath.Join(dir, "openai-callid-two-conversations"))
 	if code != ExitFindings || !strings.Contains(out, "DUPLICATE_DELIVERY") {
 		t.Errorf("one call id in two OpenAI conversations at two times: exit %d, want DUPLICATE_DELIVERY:\n%s", code, out)
+	}
+	// Two conversations post the same body with curl through Codex's
+	// exec_command, whose argument is cmd (a fourth review).
+	out, _, code = runWith(t, "", builtinRules(t), "analyze", "--no-cache", "--color", "never", filepath.Join(dir, "codex_exec_cmd_dup"))
+	if code != ExitFindings || !strings.Contains(out, "DUPLICATE_DELIVERY") {
+		t.Errorf("the same curl POST in two Codex exec_command calls: exit %d, want DUPLICATE_DELIVERY:\n%s", code, out)
 	}
 }

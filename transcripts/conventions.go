@@ -481,7 +481,26 @@ func (u unit) successImplied() bool { return u.parts == nil || successImplied(u.
 // succeeded: it is the call, or the last command of an && chain that ends
 // the line. A failed call then means the unit failed or never ran.
 func (u unit) failureOwn() bool {
-	return u.parts == nil || u.i == len(u.parts)-1 && successImplied(u.parts, u.i)
+	if u.parts == nil {
+		return true
+	}
+	if u.i != len(u.parts)-1 || !successImplied(u.parts, u.i) {
+		return false
+	}
+	for _, w := range u.parts[u.i].words {
+		if w == "!" {
+			return false // ! turns its success into the call's failure
+		}
+		if w == "effectlint" || strings.HasSuffix(w, "/effectlint") {
+			break
+		}
+	}
+	for _, p := range u.parts {
+		if name, _ := commandName(p.words); name == "trap" {
+			return false // an EXIT trap may set the call's status
+		}
+	}
+	return true
 }
 
 // splits is shellPart.splits of the unit's command (nil when the call is
@@ -542,6 +561,17 @@ func (c *conventions) judge(tc ToolCall, name string, rules []*compiledRule) []j
 	var lines map[string][]shellPart
 	split := func(arg string) (string, []shellPart) {
 		text := shellText(gjson.Get(tc.Args, arg))
+		if arg == "command" {
+			// Codex's exec_command names it cmd (a fourth review today:
+			// neither a check nor a curl there was read). Given both,
+			// each is judged: which one ran cannot be told.
+			if alt := shellText(gjson.Get(tc.Args, "cmd")); alt != "" && alt != text {
+				if text != "" {
+					text += "\n"
+				}
+				text += alt
+			}
+		}
 		if lines == nil {
 			lines = map[string][]shellPart{}
 		}
@@ -1184,9 +1214,9 @@ var (
 // allowed (a seventh review: --format junit or html, --output FILE, a
 // decision printed by a pipeline whose status is not the check's).
 func gateDecision(u unit, res toolResult, checks int) string {
-	if checks == 1 && outputVerdict(u, res.Output) == "stop" {
+	if checks == 1 && checkOutputShown(u) && outputVerdict(u, res.Output) == "stop" {
 		// (Of several checks in one call, whose the output's words are
-		// cannot be told.)
+		// cannot be told; through sed or awk, they may be another's.)
 		return "stop"
 	}
 	if res.Error && u.failureOwn() {

@@ -164,8 +164,9 @@ func scriptOf(words []string) (string, bool) {
 
 var shells = map[string]bool{"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "ash": true, "fish": true}
 
-// wrapper commands run the command that follows them.
-var wrapper = map[string]bool{"sudo": true, "env": true, "exec": true, "nohup": true, "time": true, "command": true, "nice": true}
+// wrapper commands run the command that follows them (! too, negating
+// its status: ! bash -c '…' runs the script).
+var wrapper = map[string]bool{"sudo": true, "env": true, "exec": true, "nohup": true, "time": true, "command": true, "nice": true, "!": true}
 
 func isAssignment(w string) bool {
 	i := strings.IndexByte(w, '=')
