@@ -300,3 +300,18 @@ func TestReaders_TwoReadingsOfOneRunOrCallId(t *testing.T) {
 		t.Errorf("the same curl POST in two Codex exec_command calls: exit %d, want DUPLICATE_DELIVERY:\n%s", code, out)
 	}
 }
+
+// A fifth review today: a trace.zip inside a test's artifact zip that is
+// itself a trace archive (it holds the runner's test.trace), and an
+// unpacked trace cut in its first record, were never read (the first
+// silently, the second listed as skipped), and a check allowed.
+func TestPlaywright_NestedAndDamagedTracesStop(t *testing.T) {
+	const report = "8b349ebe650558ffb6e350658fb7cdc269f2a2e8c6a8b2f84bc8307c7e98c176"
+	for _, dir := range []string{"pw_nested_zip", "pw_damaged_unpacked"} {
+		out, _, code := runWith(t, "", builtinRules(t), "check", "--no-cache", "--task", "newbie", "--checkpoint", "send",
+			"--destination", "web/https://chat.example.com/c/general", "--sha256", report, filepath.Join("..", "testdata", "adversarial", dir))
+		if code != ExitFindings {
+			t.Errorf("%s: exit %d, want a stop:\n%s", dir, code, out)
+		}
+	}
+}

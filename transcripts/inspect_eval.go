@@ -84,16 +84,29 @@ func (rn *run) readArchive(b []byte, in *Input, display string, depth, limit int
 			in.addProblem(Problem{File: display, Line: 1, Message: fmt.Sprintf("member %q appears twice in the archive: it has two readings; the first is read", clip(dup, 80))})
 		}
 		rn.readPlaywrightArchive(a, in)
+		// Archives it holds besides its resources (a test's artifact zip
+		// that also holds a trace.zip, a report's data/*.zip): a fifth
+		// review today found the nested trace never read, and a check
+		// allowed. A trace's resources may be zips: they are the
+		// uploaded files, not histories.
+		rn.readNested(zr, in, display, depth, limit, names, func(name string) bool {
+			return !strings.HasPrefix(name, "resources/") && !strings.Contains(name, "/resources/")
+		})
 		return true
 	}
-	// Neither: the archives it holds (a trace's own resources may be
-	// zips, so only an archive that is no history itself is looked into).
+	// Neither: the archives it holds.
+	return rn.readNested(zr, in, display, depth, limit, names, func(string) bool { return true })
+}
+
+// readNested reads the *.zip members of an archive that want says to look
+// into, one level down; known is whether any was a history (or a problem).
+func (rn *run) readNested(zr *zip.Reader, in *Input, display string, depth, limit int, names *[]string, want func(name string) bool) (known bool) {
 	var nested []*zip.File
 	for _, f := range zr.File {
 		if len(*names) < 5 {
 			*names = append(*names, clip(f.Name, 60))
 		}
-		if !strings.HasSuffix(f.Name, "/") && zipName(f.Name) && !strings.HasSuffix(strings.ToLower(f.Name), ".gz") {
+		if !strings.HasSuffix(f.Name, "/") && zipName(f.Name) && !strings.HasSuffix(strings.ToLower(f.Name), ".gz") && want(f.Name) {
 			nested = append(nested, f)
 		}
 	}
