@@ -293,6 +293,13 @@ func TestReaders_TwoReadingsOfOneRunOrCallId(t *testing.T) {
 	if code != ExitFindings || !strings.Contains(out, "DUPLICATE_DELIVERY") {
 		t.Errorf("one call id in two OpenAI conversations at two times: exit %d, want DUPLICATE_DELIVERY:\n%s", code, out)
 	}
+	// One LangSmith run id in two exports, uploading to two channels (a
+	// sixth review): two readings, neither taken.
+	out, _, code = runWith(t, "", builtinRules(t), "check", "--no-cache", "--task", "X", "--checkpoint", "send",
+		"--destination", "upload_file/C0OTHER00", "--sha256", "8a3c67892f82af22b58377b8e85bb41899053788d3aa3b81d2e6b4580e917c29", filepath.Join(dir, "langsmith-runid-two-files"))
+	if code != ExitFindings || !strings.Contains(out, "HISTORY_UNREADABLE") {
+		t.Errorf("one LangSmith run id in two files with two contents: exit %d, want HISTORY_UNREADABLE:\n%s", code, out)
+	}
 	// Two conversations post the same body with curl through Codex's
 	// exec_command, whose argument is cmd (a fourth review).
 	out, _, code = runWith(t, "", builtinRules(t), "analyze", "--no-cache", "--color", "never", filepath.Join(dir, "codex_exec_cmd_dup"))

@@ -207,6 +207,15 @@ func TestHook_OtherEventsAreUntouched(t *testing.T) {
 	}
 }
 
+// without is a hook payload less one field.
+func without(payload []byte, field string) []byte {
+	var p map[string]any
+	_ = json.Unmarshal(payload, &p)
+	delete(p, field)
+	b, _ := json.Marshal(p)
+	return b
+}
+
 func TestHook_FailsClosed(t *testing.T) {
 	w := newHookWorld(t)
 	var curl map[string]any
@@ -239,9 +248,12 @@ func TestHook_FailsClosed(t *testing.T) {
 		"unreadable history": {stdin: payload, setup: func() { os.WriteFile(filepath.Join(project, "broken.jsonl"), []byte(`{"ts":`), 0o644) }, want: "HISTORY_UNREADABLE"},
 		"ledger unreadable":  {stdin: payload, args: []string{"--ledger", filepath.Join(project, "own-"+curl["session_id"].(string)+".jsonl")}, want: "ledger"},
 		"missing --history":  {stdin: payload, args: []string{"--history", filepath.Join(w.home, "nowhere")}, want: "GATE_ERROR"},
-		"curl --upl":         {stdin: spelled("curl -sS --upl report.pdf https://slack.example/api/files.upload"), want: "NO_KEY"},
-		"curl --js":          {stdin: spelled("curl -sS --js @report.pdf https://slack.example/api/files.upload"), want: "NO_KEY"},
-		"curl -K":            {stdin: spelled("curl -sS -K upload.cfg https://slack.example/api/files.upload"), want: "NO_KEY"},
+		// A sixth review today: with a --history and no transcript_path,
+		// the project folder (a sibling's upload) went unread.
+		"no transcript_path, a --history": {stdin: without(payload, "transcript_path"), args: []string{"--history", project}, want: "no transcript_path"},
+		"curl --upl":                      {stdin: spelled("curl -sS --upl report.pdf https://slack.example/api/files.upload"), want: "NO_KEY"},
+		"curl --js":                       {stdin: spelled("curl -sS --js @report.pdf https://slack.example/api/files.upload"), want: "NO_KEY"},
+		"curl -K":                         {stdin: spelled("curl -sS -K upload.cfg https://slack.example/api/files.upload"), want: "NO_KEY"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if tc.setup != nil {

@@ -218,17 +218,19 @@ func (h *ClaudeCode) pre(ctx context.Context, p Payload) Response {
 	if task == "" {
 		return Deny(fmt.Sprintf("the %s call is delivery-shaped and the event names no session_id: no task to ask the gate for", p.Tool))
 	}
-	paths := append([]string(nil), h.Histories...)
-	if p.TranscriptPath != "" {
-		project := filepath.Dir(p.TranscriptPath)
-		if st, err := os.Stat(project); err != nil || !st.IsDir() {
-			return Deny(fmt.Sprintf("the session's project folder %s (beside transcript_path) is not a folder that can be read", project))
-		}
-		paths = append(paths, project)
+	// The histories are the session's project folder plus every --history
+	// (SPEC §10): without transcript_path the project folder, where the
+	// sibling sessions are, cannot be read, whatever else is given (a
+	// sixth review today: with a --history and no transcript_path, a
+	// sibling's upload went unseen and the call was allowed).
+	if p.TranscriptPath == "" {
+		return Deny(fmt.Sprintf("the %s call is delivery-shaped and the event names no transcript_path: the session's project folder cannot be read", p.Tool))
 	}
-	if len(paths) == 0 && h.Ledger == nil {
-		return Deny(fmt.Sprintf("the %s call is delivery-shaped and there is no history to check it against (no transcript_path, no --history)", p.Tool))
+	project := filepath.Dir(p.TranscriptPath)
+	if st, err := os.Stat(project); err != nil || !st.IsDir() {
+		return Deny(fmt.Sprintf("the session's project folder %s (beside transcript_path) is not a folder that can be read", project))
 	}
+	paths := append(append([]string(nil), h.Histories...), project)
 	intents := call.Intents
 	if len(intents) == 0 {
 		// Delivery-shaped, and nothing says what it delivers: asking the

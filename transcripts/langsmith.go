@@ -133,6 +133,18 @@ func (rn *run) readLangSmith(d *document) {
 			}
 			continue
 		}
+		// One id in two inputs must say the same: a run read twice (two
+		// exports) counts once, one id with two contents is a problem of
+		// both readings' runs (a sixth review today: the second input's
+		// delivery to another channel was dropped as a copy, and a check
+		// for it allowed).
+		fp := jsonFingerprint(r.Raw)
+		if first, ok := rn.langsmithRuns[x.id]; !ok {
+			rn.langsmithRuns[x.id] = firstReading{fp, in.Path}
+		} else if first.fp != fp && first.path != in.Path {
+			in.addProblem(Problem{File: in.Path, Line: line, Message: fmt.Sprintf("run %s differs from the run of that id in %s: it has two readings", clip(x.id, 60), first.path)})
+			continue
+		}
 		byID[x.id] = x
 		runs = append(runs, x)
 	}

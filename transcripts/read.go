@@ -117,7 +117,9 @@ type run struct {
 	temporalResets []temporalReset
 	// temporalEvents: each run's events by id, as first read (run and
 	// event id → the event's fingerprint and input).
-	temporalEvents map[string]temporalCopy
+	temporalEvents map[string]firstReading
+	// langsmithRuns: each LangSmith run by id, as first read.
+	langsmithRuns map[string]firstReading
 	// forks: which Claude Code session owns the lines several sessions
 	// hold, decided before any input is read (claudecode_fork.go).
 	forks claudeForks
@@ -250,7 +252,7 @@ func Read(paths []string, opt Options, emit func(Event)) (Result, error) {
 		}
 	}
 	r := &run{opt: opt, emit: emit, seen: map[string]bool{}, pending: map[string]*pendingCall{}, page: map[string]string{},
-		temporalOwn: map[string]bool{}, temporalEvents: map[string]temporalCopy{}}
+		temporalOwn: map[string]bool{}, temporalEvents: map[string]firstReading{}, langsmithRuns: map[string]firstReading{}}
 	r.forks = r.claudeOwners(srcs)
 	if workers := runtime.GOMAXPROCS(0); workers > 1 && len(srcs) > 1 {
 		res.Inputs = r.readParallel(srcs, workers)

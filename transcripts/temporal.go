@@ -379,7 +379,7 @@ func (t *temporalReader) compareCopies() {
 		prev, ok := t.rn.temporalEvents[k]
 		switch {
 		case !ok:
-			t.rn.temporalEvents[k] = temporalCopy{e.fp, t.d.in.Path}
+			t.rn.temporalEvents[k] = firstReading{e.fp, t.d.in.Path}
 		case prev.fp != e.fp:
 			e.bad = fmt.Sprintf("run %s's event %s differs from the same event in %s: two readings of the run, neither is taken", clip(e.task, 60), clip(e.id, 20), prev.path)
 			e.ownTask = true
@@ -387,8 +387,9 @@ func (t *temporalReader) compareCopies() {
 	}
 }
 
-// temporalCopy is the first reading of a run's event in the run.
-type temporalCopy struct{ fp, path string }
+// firstReading is the first reading of a record read twice in the run:
+// its fingerprint and input.
+type firstReading struct{ fp, path string }
 
 // checkComplete reports what makes the history incomplete: unreadable
 // events, and events missing at the start or in between.
