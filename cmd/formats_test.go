@@ -202,6 +202,9 @@ func findingSummary(t *testing.T, jsonOut string) []string {
 // every format shows the same findings and the same exit code, for every
 // scenario.
 func TestFormats_AgreeOnTheVerdict(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every scenario in every format, about 9 s; runs without -short")
+	}
 	dirs, _ := filepath.Glob(filepath.Join(repoRoot(t), "testdata/scenarios/*"))
 	dirs = append(dirs, largeScenario(t))
 	level := map[string]string{"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "note"}

@@ -54,6 +54,9 @@ var (
 )
 
 func TestSpinModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("model checking takes about 10 s; runs without -short (as in CI)")
+	}
 	spin := spinPath(t)
 	bash, err := exec.LookPath("bash")
 	if err != nil {
