@@ -433,18 +433,20 @@ func (rn *run) claudeResult(conv *conventions, l claudeLine, item, tur gjson.Res
 	}
 	res := toolResult{TS: l.ts, Error: item.Get("is_error").Bool(), Line: l.num,
 		Output: claudeText(item.Get("content"))}
-	// A call that has its result, and no later call of its id waiting, is
-	// answered again only by a copy of that result: another one is a second
-	// reading of what the call did (a fourth review today: a stop, then an
-	// allow, for one check; the first was taken silently and the allow's
-	// approach lost).
-	fp := "result:" + id + "\x00" + jsonFingerprint(item.Raw)
-	if rn.seen["answered:"+id] && conv.pending[id] == nil && !rn.seen[fp] {
+	// A judged call (a delivery, a check) that has its result, and no later
+	// call of its id waiting, is answered again only by a copy of that
+	// result: another one is a second reading of what the call did (a
+	// fourth review today: a stop, then an allow, for one check; the first
+	// was taken silently and the allow's approach lost). Only judged
+	// calls' results are fingerprinted: the others carry no evidence.
+	if conv.pending[id] != nil {
+		rn.judgedResults[id] = jsonFingerprint(item.Raw)
+	} else if first, ok := rn.judgedResults[id]; ok && first != jsonFingerprint(item.Raw) {
 		conv.in.addProblem(Problem{File: conv.in.Path, Line: l.num, Task: l.task(),
 			Message: fmt.Sprintf("a second, different result for call %s, which had its result: which one tells what it did cannot be told", clip(id, 80))})
 		return
 	}
-	rn.seen["answered:"+id], rn.seen[fp] = true, true
+	rn.seen["answered:"+id] = true
 	name := ""
 	if p := conv.pending[id]; p != nil {
 		name = p.name

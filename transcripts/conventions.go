@@ -491,7 +491,7 @@ func (u unit) failureOwn() bool {
 		if w == "!" {
 			return false // ! turns its success into the call's failure
 		}
-		if w == "effectlint" || strings.HasSuffix(w, "/effectlint") {
+		if isEffectlint(w) {
 			break
 		}
 	}
@@ -511,9 +511,6 @@ func (u unit) splits() []bool {
 	}
 	return u.parts[u.i].splits
 }
-
-// only: the unit is all the call did.
-func (u unit) only() bool { return u.parts == nil || onlyCommand(u.parts, u.i) }
 
 type judged struct {
 	rule *compiledRule
@@ -1206,10 +1203,11 @@ var (
 // when its own output says stop for its task (the text report begins with
 // "STOP task T", JSON has "decision"), or when the call failed and its
 // status is the check's whenever the check ran (alone, or last of an &&
-// chain: callers treat every non-zero exit as stop, and a check that never
-// ran allowed nothing); otherwise allow. Allow is also the reading when nothing says
-// which: an allowed check at picker or send is an approach (SPEC §2),
-// which keeps every other task from its key, while a stop says nothing.
+// chain: callers treat every non-zero exit as stop, and a check that
+// never ran allowed nothing); otherwise allow. Allow is also the reading
+// when nothing says which: an allowed check at picker or send is an
+// approach (SPEC §2), which keeps every other task from its key, while a
+// stop says nothing.
 // Read as a stop, a check nobody saw lost its approach and siblings were
 // allowed (a seventh review: --format junit or html, --output FILE, a
 // decision printed by a pipeline whose status is not the check's).
@@ -1252,7 +1250,7 @@ func flagsExpand(words []string, splits []bool, names map[string]bool) bool {
 		if appendsArgs[w] {
 			return true
 		}
-		if w == "effectlint" || strings.HasSuffix(w, "/effectlint") {
+		if isEffectlint(w) {
 			start = i + 1
 			break
 		}
@@ -1266,7 +1264,7 @@ func flagsExpand(words []string, splits []bool, names map[string]bool) bool {
 			return true
 		}
 		if !strings.HasPrefix(w, "--") {
-			if expands(words[i : i+1]) {
+			if expands(w) {
 				return true
 			}
 			continue
@@ -1282,7 +1280,7 @@ func flagsExpand(words []string, splits []bool, names map[string]bool) bool {
 				return true
 			}
 		}
-		if names[name] && expands([]string{value}) {
+		if names[name] && expands(value) {
 			return true
 		}
 	}
@@ -1300,14 +1298,12 @@ var keyFlags = map[string]bool{"key": true, "destination": true, "title": true, 
 var booleanFlags = map[string]bool{"no-cache": true, "require-checks": true, "help": true, "version": true}
 
 // expands: a word holds something the shell replaces ($NAME, ${…}, $(…),
-// `…`, $'…'), so the words do not say what the command was given.
-func expands(words []string) bool {
-	for _, w := range words {
-		if strings.ContainsAny(w, "$`") {
-			return true
-		}
-	}
-	return false
+// `…`, $'…'), so it does not say what the command was given.
+func expands(word string) bool { return strings.ContainsAny(word, "$`") }
+
+// isEffectlint: the word runs effectlint (by name or path).
+func isEffectlint(word string) bool {
+	return word == "effectlint" || strings.HasSuffix(word, "/effectlint")
 }
 
 // checkedIntent is the intent an `effectlint check` command line names by

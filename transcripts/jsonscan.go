@@ -1,6 +1,8 @@
 package transcripts
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"sort"
 	"strconv"
@@ -550,4 +552,40 @@ func argumentsRepeat(args string) (string, bool) {
 		return "", false
 	}
 	return "arguments." + reps[0].path, true
+}
+
+// jsonFingerprint is the SHA-256 of a JSON text without the white space
+// between its tokens: two exports of one event, indented differently, are
+// the same event. One pass, whatever the nesting (a canonical form with
+// sorted keys took minutes on the bad-input matrix's 100,000-deep event).
+func jsonFingerprint(raw string) string {
+	h := sha256.New()
+	var buf [4096]byte
+	out := buf[:0]
+	inString, escaped := false, false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ' ', c == '\t', c == '\n', c == '\r':
+			continue
+		}
+		out = append(out, c)
+		if len(out) == cap(out) {
+			h.Write(out)
+			out = out[:0]
+		}
+	}
+	h.Write(out)
+	return hex.EncodeToString(h.Sum(nil))
 }

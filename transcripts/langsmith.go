@@ -138,10 +138,7 @@ func (rn *run) readLangSmith(d *document) {
 		// both readings' runs (a sixth review today: the second input's
 		// delivery to another channel was dropped as a copy, and a check
 		// for it allowed).
-		fp := jsonFingerprint(r.Raw)
-		if first, ok := rn.langsmithRuns[x.id]; !ok {
-			rn.langsmithRuns[x.id] = firstReading{fp, in.Path}
-		} else if first.fp != fp && first.path != in.Path {
+		if first, differs := readAgain(rn.langsmithRuns, x.id, jsonFingerprint(r.Raw), in.Path); differs && first.path != in.Path {
 			in.addProblem(Problem{File: in.Path, Line: line, Message: fmt.Sprintf("run %s differs from the run of that id in %s: it has two readings", clip(x.id, 60), first.path)})
 			continue
 		}

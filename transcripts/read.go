@@ -120,9 +120,29 @@ type run struct {
 	temporalEvents map[string]firstReading
 	// langsmithRuns: each LangSmith run by id, as first read.
 	langsmithRuns map[string]firstReading
+	// judgedResults: the fingerprint of the result of each Claude Code
+	// call a rule judged, by tool_use id (claudeResult).
+	judgedResults map[string]string
 	// forks: which Claude Code session owns the lines several sessions
 	// hold, decided before any input is read (claudecode_fork.go).
 	forks claudeForks
+}
+
+// firstReading is the first reading of a record that may be read twice in
+// a run (a history exported twice, a base run's events copied by a reset
+// run): its fingerprint and input.
+type firstReading struct{ fp, path string }
+
+// readAgain records the first reading of key in seen, and says whether a
+// later one, of fingerprint fp, differs from it: then the record has two
+// readings (Temporal events, LangSmith runs).
+func readAgain(seen map[string]firstReading, key, fp, path string) (first firstReading, differs bool) {
+	first, ok := seen[key]
+	if !ok {
+		seen[key] = firstReading{fp, path}
+		return firstReading{fp, path}, false
+	}
+	return first, first.fp != fp
 }
 
 type temporalReset struct {
@@ -252,7 +272,7 @@ func Read(paths []string, opt Options, emit func(Event)) (Result, error) {
 		}
 	}
 	r := &run{opt: opt, emit: emit, seen: map[string]bool{}, pending: map[string]*pendingCall{}, page: map[string]string{},
-		temporalOwn: map[string]bool{}, temporalEvents: map[string]firstReading{}, langsmithRuns: map[string]firstReading{}}
+		temporalOwn: map[string]bool{}, temporalEvents: map[string]firstReading{}, langsmithRuns: map[string]firstReading{}, judgedResults: map[string]string{}}
 	r.forks = r.claudeOwners(srcs)
 	if workers := runtime.GOMAXPROCS(0); workers > 1 && len(srcs) > 1 {
 		res.Inputs = r.readParallel(srcs, workers)

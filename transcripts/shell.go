@@ -21,9 +21,10 @@ import (
 type shellPart struct {
 	text  string   // the command's text as written (quotes kept), trimmed
 	words []string // its words, shell quotes removed
-	// splits[i]: word i holds an expansion outside double quotes ($X,
-	// $(…), `…`), which the shell may split into several arguments, flags
-	// among them: the words do not say what the command was given.
+	// splits[i]: word i holds, outside quotes, an expansion ($X, $(…),
+	// `…`), a glob or a brace, which the shell may split or widen into
+	// several arguments, flags among them: the words do not say what the
+	// command was given.
 	splits []bool
 	// before and after are the operators that join it to its neighbours
 	// in its list ("" at either end of the line).
@@ -446,11 +447,6 @@ func successImplied(parts []shellPart, i int) bool {
 		}
 	}
 	return true
-}
-
-// onlyCommand: part i is the whole line.
-func onlyCommand(parts []shellPart, i int) bool {
-	return len(parts) == 1 && !parts[i].nested
 }
 
 // wordsText is the words of a command, one a line: what file_pattern reads.

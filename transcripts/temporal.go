@@ -1,9 +1,7 @@
 package transcripts
 
 import (
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"sort"
 	"strconv"
@@ -231,42 +229,6 @@ func parseTemporalEvent(d *document, r gjson.Result) *temporalEvent {
 	return e
 }
 
-// jsonFingerprint is the SHA-256 of a JSON text without the white space
-// between its tokens: two exports of one event, indented differently, are
-// the same event. One pass, whatever the nesting (a canonical form with
-// sorted keys took minutes on the bad-input matrix's 100,000-deep event).
-func jsonFingerprint(raw string) string {
-	h := sha256.New()
-	var buf [4096]byte
-	out := buf[:0]
-	inString, escaped := false, false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == ' ', c == '\t', c == '\n', c == '\r':
-			continue
-		}
-		out = append(out, c)
-		if len(out) == cap(out) {
-			h.Write(out)
-			out = out[:0]
-		}
-	}
-	h.Write(out)
-	return hex.EncodeToString(h.Sum(nil))
-}
-
 // temporalTypeOf returns the event type in PascalCase and its attributes.
 // EVENT_TYPE_ACTIVITY_TASK_SCHEDULED and ActivityTaskScheduled are the same
 // type; a type given as an enum number is named by its attributes key.
@@ -375,21 +337,12 @@ func (t *temporalReader) compareCopies() {
 		if e.bad != "" || e.task == "" || e.id == "" {
 			continue
 		}
-		k := e.task + "\x00" + e.id
-		prev, ok := t.rn.temporalEvents[k]
-		switch {
-		case !ok:
-			t.rn.temporalEvents[k] = firstReading{e.fp, t.d.in.Path}
-		case prev.fp != e.fp:
-			e.bad = fmt.Sprintf("run %s's event %s differs from the same event in %s: two readings of the run, neither is taken", clip(e.task, 60), clip(e.id, 20), prev.path)
+		if first, differs := readAgain(t.rn.temporalEvents, e.task+"\x00"+e.id, e.fp, t.d.in.Path); differs {
+			e.bad = fmt.Sprintf("run %s's event %s differs from the same event in %s: two readings of the run, neither is taken", clip(e.task, 60), clip(e.id, 20), first.path)
 			e.ownTask = true
 		}
 	}
 }
-
-// firstReading is the first reading of a record read twice in the run:
-// its fingerprint and input.
-type firstReading struct{ fp, path string }
 
 // checkComplete reports what makes the history incomplete: unreadable
 // events, and events missing at the start or in between.
