@@ -264,6 +264,10 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		{"trap_exit", "an EXIT trap sets the call's status", t2},
 		{"two_results", "a second, different result for one call is a second reading", t2},
 		{"output_sed", "a stop printed by sed is not the check's", t2},
+		// A seventh review of the fixes above.
+		{"allow_output_failed", "a failed call whose check printed ALLOW: something else failed it", t2},
+		{"allow_output_trap", "an EXIT trap set by an earlier call fails a call whose check printed ALLOW", t2},
+		{"pw_nested_resources", "test-results/x/resources/trace.zip in a trace archive is another trace, not its resources", t2},
 	} {
 		t.Run(c.dir, func(t *testing.T) {
 			out, _, code := runWith(t, "", builtinRules(t), append(append([]string{"check", "--no-cache"}, c.args...), filepath.Join("..", "testdata", "adversarial", c.dir))...)

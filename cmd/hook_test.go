@@ -207,6 +207,15 @@ func TestHook_OtherEventsAreUntouched(t *testing.T) {
 	}
 }
 
+// with is a hook payload with one field set.
+func with(payload []byte, field string, v any) []byte {
+	var p map[string]any
+	_ = json.Unmarshal(payload, &p)
+	p[field] = v
+	b, _ := json.Marshal(p)
+	return b
+}
+
 // without is a hook payload less one field.
 func without(payload []byte, field string) []byte {
 	var p map[string]any
@@ -251,6 +260,7 @@ func TestHook_FailsClosed(t *testing.T) {
 		// A sixth review today: with a --history and no transcript_path,
 		// the project folder (a sibling's upload) went unread.
 		"no transcript_path, a --history": {stdin: without(payload, "transcript_path"), args: []string{"--history", project}, want: "no transcript_path"},
+		"relative transcript_path":        {stdin: with(payload, "transcript_path", "x.jsonl"), want: "not absolute"},
 		"curl --upl":                      {stdin: spelled("curl -sS --upl report.pdf https://slack.example/api/files.upload"), want: "NO_KEY"},
 		"curl --js":                       {stdin: spelled("curl -sS --js @report.pdf https://slack.example/api/files.upload"), want: "NO_KEY"},
 		"curl -K":                         {stdin: spelled("curl -sS -K upload.cfg https://slack.example/api/files.upload"), want: "NO_KEY"},

@@ -226,6 +226,11 @@ func (h *ClaudeCode) pre(ctx context.Context, p Payload) Response {
 	if p.TranscriptPath == "" {
 		return Deny(fmt.Sprintf("the %s call is delivery-shaped and the event names no transcript_path: the session's project folder cannot be read", p.Tool))
 	}
+	if !filepath.IsAbs(p.TranscriptPath) {
+		// Claude Code sends it absolute; a relative one would be read
+		// against the hook's own directory, another folder (a review).
+		return Deny(fmt.Sprintf("the %s call is delivery-shaped and transcript_path is not absolute: which project folder it names cannot be told", p.Tool))
+	}
 	project := filepath.Dir(p.TranscriptPath)
 	if st, err := os.Stat(project); err != nil || !st.IsDir() {
 		return Deny(fmt.Sprintf("the session's project folder %s (beside transcript_path) is not a folder that can be read", project))

@@ -1212,13 +1212,20 @@ var (
 // allowed (a seventh review: --format junit or html, --output FILE, a
 // decision printed by a pipeline whose status is not the check's).
 func gateDecision(u unit, res toolResult, checks int) string {
-	if checks == 1 && checkOutputShown(u) && outputVerdict(u, res.Output) == "stop" {
+	shown := ""
+	if checks == 1 && checkOutputShown(u) {
 		// (Of several checks in one call, whose the output's words are
 		// cannot be told; through sed or awk, they may be another's.)
+		shown = outputVerdict(u, res.Output)
+	}
+	if shown == "stop" {
 		return "stop"
 	}
-	if res.Error && u.failureOwn() {
-		return "stop" // the check stopped, or never ran: no allow either way
+	if res.Error && u.failureOwn() && shown != "allow" {
+		// The check stopped, or never ran: no allow either way. Unless
+		// it printed an allow: then something else failed the call (an
+		// EXIT trap set by an earlier call, a seventh review found).
+		return "stop"
 	}
 	return "allow"
 }

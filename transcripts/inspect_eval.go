@@ -90,7 +90,9 @@ func (rn *run) readArchive(b []byte, in *Input, display string, depth, limit int
 		// allowed. A trace's resources may be zips: they are the
 		// uploaded files, not histories.
 		rn.readNested(zr, in, display, depth, limit, names, func(name string) bool {
-			return !strings.HasPrefix(name, "resources/") && !strings.Contains(name, "/resources/")
+			// The trace's own resources/ only: an artifact's
+			// test-results/x/resources/trace.zip is another trace.
+			return !strings.HasPrefix(name, "resources/")
 		})
 		return true
 	}
