@@ -49,6 +49,9 @@ type Engine struct {
 	// scopeTypes are the fact types the built-in rules read in key scopes
 	// (nil: all); see evaluate.go.
 	scopeTypes map[string]bool
+	// unkeyedTypes are the fact types they read among the unkeyed facts
+	// (nil: the scopeTypes).
+	unkeyedTypes map[string]bool
 }
 
 // Module is one Rego source file.
@@ -516,7 +519,7 @@ func (e *Engine) Check(ctx context.Context, f *analyzer.Facts) (*Gate, error) {
 	if f.Query == nil {
 		return nil, fmt.Errorf("policy: check needs a query")
 	}
-	b, err := evalBindings(ctx, *e.check, checkInput(f, e.scopeTypes))
+	b, err := evalBindings(ctx, *e.check, checkInput(f, e.scopeTypes, e.unkeyedTypes))
 	if err != nil {
 		return nil, err
 	}

@@ -142,8 +142,8 @@ func groupPart(f *analyzer.Facts, group []int, types map[string]bool, byKey map[
 // whose destination the rules may find the same (rules.rego's
 // may_be_same decides which), with their facts of the given types (nil:
 // all).
-func checkInput(f *analyzer.Facts, types map[string]bool) ast.Value {
-	p := part{facts: f, scopes: []*analyzer.Scope{}, global: true, authorizations: f.Authorizations, types: types}
+func checkInput(f *analyzer.Facts, types, unkeyedTypes map[string]bool) ast.Value {
+	p := part{facts: f, scopes: []*analyzer.Scope{}, global: true, authorizations: f.Authorizations, types: types, unkeyedTypes: unkeyedTypes}
 	if f.Scopes == nil {
 		p.scopes = nil
 	}
@@ -182,7 +182,7 @@ type partResult struct {
 // analyzeBuiltin evaluates the built-in rules by parts.
 func (e *Engine) analyzeBuiltin(ctx context.Context, f *analyzer.Facts) (*Analysis, error) {
 	gs := groups(f)
-	whole := part{facts: f, scopes: []*analyzer.Scope{}, global: true, authorizations: f.Authorizations}
+	whole := part{facts: f, scopes: []*analyzer.Scope{}, global: true, authorizations: f.Authorizations, unkeyedTypes: e.unkeyedTypes}
 	if f.Scopes == nil {
 		whole.scopes = nil
 	}
@@ -301,27 +301,36 @@ func (e *Engine) evalPart(ctx context.Context, p part) partResult {
 // whole unfiltered document; TestScopeFactTypes_NameEveryTypeTheRulesRead
 // holds the set to the rules.
 
-// readScopeFactTypes reads scope_fact_types from the compiled rules; when
-// the rules do not define it (a copy of older rules) or define it empty,
-// every fact is given.
+// readScopeFactTypes reads scope_fact_types and unkeyed_fact_types from
+// the compiled rules; when the rules do not define one (a copy of older
+// rules) or define it empty, every fact is given (for the unkeyed facts:
+// those of scope_fact_types).
 func (e *Engine) readScopeFactTypes(ctx context.Context) error {
-	pq, err := e.prepare(ctx, "types := [t | some t in data.effectlint.scope_fact_types]")
-	if err != nil {
-		return err
-	}
-	b, err := evalBindings(ctx, pq, ast.NewObject())
-	if err != nil {
-		return err
-	}
-	var types []string
-	if err := decode(b, "types", &types); err != nil {
-		return err
-	}
-	if len(types) > 0 {
-		e.scopeTypes = make(map[string]bool, len(types))
-		for _, t := range types {
-			e.scopeTypes[t] = true
+	for _, t := range []struct {
+		rule string
+		set  *map[string]bool
+	}{{"scope_fact_types", &e.scopeTypes}, {"unkeyed_fact_types", &e.unkeyedTypes}} {
+		pq, err := e.prepare(ctx, "types := [t | some t in data.effectlint."+t.rule+"]")
+		if err != nil {
+			return err
 		}
+		b, err := evalBindings(ctx, pq, ast.NewObject())
+		if err != nil {
+			return err
+		}
+		var types []string
+		if err := decode(b, "types", &types); err != nil {
+			return err
+		}
+		if len(types) > 0 {
+			*t.set = make(map[string]bool, len(types))
+			for _, typ := range types {
+				(*t.set)[typ] = true
+			}
+		}
+	}
+	if e.unkeyedTypes == nil {
+		e.unkeyedTypes = e.scopeTypes
 	}
 	return nil
 }

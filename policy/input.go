@@ -34,10 +34,12 @@ type part struct {
 	// fields: give facts their extra fields. The built-in rules never read
 	// them (TestBuiltinRulesDoNotReadFields).
 	fields bool
-	// types, when not nil, keeps in the scopes and among the unkeyed facts
-	// only the facts of these types: the built-in rules' scope_fact_types
-	// (evaluate.go).
+	// types, when not nil, keeps in the scopes only the facts of these
+	// types: the built-in rules' scope_fact_types (evaluate.go).
 	types map[string]bool
+	// unkeyedTypes, when not nil, keeps among the unkeyed facts only the
+	// facts of these types: the built-in rules' unkeyed_fact_types.
+	unkeyedTypes map[string]bool
 }
 
 // wholeInput is the complete facts document, extra fields included: what
@@ -292,10 +294,10 @@ func (p part) value() ast.Value {
 	if p.global {
 		inputs = list(f.Inputs, input)
 		skipped = strs(f.Skipped)
-		// Of the types the rules read, as in a scope: a check over
-		// delegated workers' histories weighs thousands of unkeyed facts,
-		// most of them tool outputs no rule reads (issue 15).
-		unkeyed = c.scopeFacts(f.Unkeyed)
+		// Of the types the rules read: a check over delegated workers'
+		// histories weighs thousands of unkeyed facts, most of them tool
+		// outputs and screen changes no rule reads (issue 15).
+		unkeyed = factConv{fields: p.fields, types: p.unkeyedTypes}.scopeFacts(f.Unkeyed)
 		unattributed = list(f.UnattributedProblems, pointer)
 		if f.Titles == nil {
 			titles = ast.NullTerm()

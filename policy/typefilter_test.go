@@ -70,3 +70,57 @@ func TestScopeFactTypes_NameEveryTypeTheRulesRead(t *testing.T) {
 		}
 	}
 }
+
+// The built-in rules are given only the unkeyed facts of the types in
+// unkeyed_fact_types. The equivalence tests above hold the filtered
+// evaluation to the unfiltered document over the histories; this test
+// holds the set to the predicates the rules test unkeyed facts with, and
+// names the rules that read input.unkeyed: a new one must be read against
+// the set before it joins the list.
+func TestUnkeyedFactTypes_EveryCrossingApproachAndRetreat(t *testing.T) {
+	e := builtinEngine(t)
+	if e.unkeyedTypes == nil {
+		t.Fatal("the engine read no unkeyed_fact_types from rules.rego")
+	}
+	var types []any
+	for _, typ := range transcripts.NativeTypes() {
+		types = append(types, typ)
+	}
+	// Every type that one of the predicates holds for, with any decision,
+	// checkpoint and result a fact of it may carry.
+	facts := `some t in input.types
+		some cp in ["resume", "picker", "send"]
+		some d in ["allow", "stop"]
+		some r in ["confirmed", "not_found", "ok", ""]
+		f := {"type": t, "checkpoint": cp, "decision": d, "result": r}`
+	read := stringSet(t, evalRules(t, "{t | "+facts+"; data.effectlint.crossing(f)} | {t | "+facts+
+		"; data.effectlint.approach(f)} | {t | "+facts+"; data.effectlint.retreat(f)}", map[string]any{"types": types}))
+	for _, typ := range read {
+		if !e.unkeyedTypes[typ] {
+			t.Errorf("unkeyed_fact_types leaves out %q, which crossing, approach or retreat holds for", typ)
+		}
+	}
+	for typ := range e.unkeyedTypes {
+		if !slices.Contains(read, typ) {
+			t.Errorf("unkeyed_fact_types holds %q, which no predicate holds for", typ)
+		}
+	}
+	if !slices.Contains(read, "send_fired") || !slices.Contains(read, "picker_dismissed") || !slices.Contains(read, "gate_check") {
+		t.Errorf("the predicates hold for %v: the query sees too little", read)
+	}
+	var readers []string
+	for _, r := range parsedRules(t).Rules {
+		found := false
+		ast.WalkRefs(r, func(ref ast.Ref) bool {
+			found = found || ref.HasPrefix(ast.MustParseRef("input.unkeyed"))
+			return found
+		})
+		if found && !slices.Contains(readers, r.Head.Name.String()) {
+			readers = append(readers, r.Head.Name.String())
+		}
+	}
+	slices.Sort(readers)
+	if want := []string{"relevant_unkeyed", "unkeyed_crossing", "unkeyed_of_task"}; !slices.Equal(readers, want) {
+		t.Errorf("the rules that read input.unkeyed are %v, want %v: read what a new one tests against unkeyed_fact_types, then add it here", readers, want)
+	}
+}

@@ -1121,6 +1121,15 @@ scope_fact_types := {
 	"failure_shown", "interrupted", "status", "gate_check",
 }
 
+# The unkeyed facts the rules read: crossings, approaches and retreats.
+# relevant_unkeyed, unkeyed_resolved and unkeyed_crossing test no other
+# type, so input.unkeyed holds only these (policy/input.go), as a scope
+# holds only scope_fact_types: a check over delegated workers' histories
+# weighed thousands of tool outputs and screen changes that could not
+# change it (issue 15). policy/typefilter_test.go holds the set to
+# crossing, approach and retreat.
+unkeyed_fact_types := crossing_types | {"picker_opened", "picker_dismissed", "gate_check"}
+
 # The crossing types (SPEC §2: the effect may have happened), defined once.
 # The scans above test a fact's type against set literals, which OPA
 # evaluates inline; reading this rule where each fact is tested cost 15-25 %
@@ -1129,7 +1138,8 @@ scope_fact_types := {
 # literal that lists some crossing types must list all of them, or be one
 # of the named subsets (submissions, crossings gated at a checkpoint, the
 # types that can confirm), and crossing(f), class_of_type and
-# scope_fact_types must agree with it. Nothing evaluates it: no cost.
+# scope_fact_types must agree with it. Only unkeyed_fact_types, read once
+# when the rules are compiled, evaluates it: no cost.
 crossing_types := {"picker_accepted", "send_fired", "request_sent", "outgoing_item_seen", "readback", "response"}
 
 # The unkeyed facts of each task with an unkeyed approach, built once per
