@@ -135,6 +135,7 @@ func TestCLI_TranscriptTextCannotInjectTerminalEscapes(t *testing.T) {
 // levels deep used to reach OPA, which refuses 10000 (exit 2); twenty
 // million "[" overflowed gjson's recursion, a fatal error.
 func TestCLI_DeepNestingIsNeitherACrashNorAPolicyError(t *testing.T) {
+	t.Parallel() // no working folder or environment of its own (docs/testing.md)
 	if testing.Short() {
 		t.Skip("slow; runs without -short")
 	}

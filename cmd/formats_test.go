@@ -202,6 +202,7 @@ func findingSummary(t *testing.T, jsonOut string) []string {
 // every format shows the same findings and the same exit code, for every
 // scenario.
 func TestFormats_AgreeOnTheVerdict(t *testing.T) {
+	t.Parallel() // no working folder or environment of its own (docs/testing.md)
 	if testing.Short() {
 		t.Skip("every scenario in every format, about 9 s; runs without -short")
 	}

@@ -71,6 +71,7 @@ const (
 )
 
 func TestReports_LongTextIsCutInEveryFormat(t *testing.T) {
+	t.Parallel() // no working folder or environment of its own (docs/testing.md)
 	if testing.Short() {
 		t.Skip("slow; runs without -short")
 	}

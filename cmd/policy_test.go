@@ -203,6 +203,7 @@ func TestPolicyFlags_Errors(t *testing.T) {
 }
 
 func TestVerify(t *testing.T) {
+	t.Parallel() // no working folder or environment of its own (docs/testing.md)
 	failing := writePolicy(t, "x.rego", "package effectlint.custom.x\n\nfinding contains {\"rule\": \"X\", \"severity\": \"low\", \"message\": \"m\"} if input.flag\n",
 		"x_test.rego", "package effectlint.custom.x_test\n\nimport data.effectlint.custom.x\n\ntest_flag_gives_one if {\n\tcount(x.finding) == 1 with input as {\"flag\": true}\n}\n\ntest_no_flag_gives_one if {\n\tprint(\"no flag\")\n\tfs := x.finding with input as {}\n\tcount(fs) == 1\n}\n\ntest_builtin_error if {\n\tto_number(\"ten\") == 10\n}\n")
 	noTests := writePolicy(t, "x.rego", "package effectlint.custom.x\n\nfinding contains {\"rule\": \"X\", \"severity\": \"low\", \"message\": \"m\"} if input.flag\n")

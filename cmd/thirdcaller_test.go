@@ -21,6 +21,7 @@ import (
 // caller that only uses gate.New and Check give the same decision — the
 // CLI and the third caller byte for byte.
 func TestGate_CLIScenarioRunnerAndAThirdCallerDecideAlike(t *testing.T) {
+	t.Parallel() // no working folder or environment of its own (docs/testing.md)
 	if testing.Short() {
 		t.Skip("slow; runs without -short")
 	}
