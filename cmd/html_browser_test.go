@@ -137,6 +137,7 @@ func TestHTML_LoadsCleanlyAndShowsTheTimelineInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow; runs without -short")
 	}
+	t.Parallel() // mostly waiting for Chromium; no working folder of its own
 	bin := chromiumPath(t)
 
 	// Control: a CSP-blocked inline script must show up on the console,
@@ -157,8 +158,8 @@ func TestHTML_LoadsCleanlyAndShowsTheTimelineInChromium(t *testing.T) {
 		{"large", largeScenario(t)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			t.Chdir(c.dir)
-			html, stderr, code := run(t, "analyze", "--format", "html", ".")
+			t.Parallel()
+			html, stderr, code := run(t, "analyze", "--format", "html", c.dir)
 			if code != ExitFindings {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
