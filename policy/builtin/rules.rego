@@ -80,22 +80,35 @@ else := "other"
 # An approach is resolved by a later crossing or retreat of the same task in
 # the same segment. An unresolved approach in an ended segment means the send
 # control may have fired.
-resolved(a, facts) if {
-	some f in facts
-	f.task == a.task
-	f.segment == a.segment
-	f.seq > a.seq
-	crossing_or_retreat(f)
+#
+# Each list of facts the rules weigh approaches in gets its index once
+# (last_resolution: the seq of the last crossing or retreat of each task
+# and segment), and an approach is resolved when it comes before that seq.
+# Scanning the list for each approach was quadratic: one task that opened
+# and dismissed a picker 2,000 times made a check take 17 s and analyze
+# 19 s with an interruption after it (an eighth review, issue 15).
+# rules_test.rego holds unresolved_in to the scan it replaces.
+last_resolution(facts) := {k: max(seqs) |
+	some k in {[f.task, f.segment] | some f in facts; crossing_or_retreat(f)}
+	[t, g] := k
+	seqs := [x.seq | some x in facts; x.task == t; x.segment == g; crossing_or_retreat(x)]
 }
 
 crossing_or_retreat(f) if crossing(f)
 
 crossing_or_retreat(f) if retreat(f)
 
-unresolved_approach(a, facts) if {
+# unresolved_in(a, last): a is an approach that nothing after it resolved,
+# last being the last_resolution of the facts it is weighed in.
+unresolved_in(a, last) if {
 	approach(a)
-	not resolved(a, facts)
+	not resolved_by(a, last)
 }
+
+# (Written inline as `not a.seq < last[[a.task, a.segment]]`, the negation
+# was false when the key is missing, with OPA 1.22: a named rule keeps it
+# plain.)
+resolved_by(a, last) if a.seq < last[[a.task, a.segment]]
 
 # Process rules (UNCHECKED_CROSSING, NO_RECHECK_AFTER_INTERRUPTION,
 # STALE_GATE_DECISION) judge native tasks and foreign tasks that gate
@@ -139,9 +152,10 @@ status_unknown(facts, _) if {
 }
 
 status_unknown(facts, _) if {
+	last := last_resolution(facts)
 	some f in facts
 	f.segment_ended
-	unresolved_approach(f, facts)
+	unresolved_in(f, last)
 }
 
 status_unknown(facts, _) if {
@@ -428,8 +442,9 @@ label_contradicts_evidence contains f if {
 	some l in s.facts
 	l.type == "status"
 	l.label == "not_sent"
-	before := [g | some g in s.facts; its_evidence(l.task, g); g.seq < l.seq]
-	bad := [g | some g in before; contradicts_not_sent(g, before)]
+	before := [g | some g in label_weighed[[s.id, l.task]]; g.seq < l.seq]
+	last := last_resolution(before)
+	bad := [g | some g in before; contradicts_not_sent(g, last)]
 	count(bad) > 0
 	g := bad[0]
 	f := finding("LABEL_CONTRADICTS_EVIDENCE", rego.metadata.chain(), s, l.task,
@@ -442,7 +457,7 @@ label_contradicts_evidence contains f if {
 	some l in s.facts
 	l.type == "status"
 	l.label == "sent_verified"
-	not confirmed_before(s.facts, l)
+	not confirmed_before(s, l)
 	f := finding("LABEL_CONTRADICTS_EVIDENCE", rego.metadata.chain(), s, l.task,
 		sprintf("task %s says sent_verified, but none of its evidence confirms a delivery before it", [l.task]),
 		[l])
@@ -450,15 +465,33 @@ label_contradicts_evidence contains f if {
 
 contradicts_not_sent(g, _) if crossing(g)
 
-contradicts_not_sent(g, before) if unresolved_approach(g, before)
+contradicts_not_sent(g, last) if unresolved_in(g, last)
 
-confirmed_before(facts, l) if {
-	some g in facts
-	g.type in {"readback", "response"}
-	g.seq < l.seq
-	confirmation(g)
-	its_evidence(l.task, g)
+confirmed_before(s, l) if first_confirmation[[s.id, l.task]] < l.seq
+
+# What the labels of a task in a scope are weighed against, built once per
+# scope and labelling task, not once per label: a history of 1,000 labels
+# and 1,000 approaches in one scope made analyze run past its 30 s limit
+# (an eighth review, issue 15). label_weighed is the task's evidence (its
+# own and its lineage's) that can make a not_sent label wrong or resolve
+# what does: crossings, approaches and retreats, in the scope's order.
+# first_confirmation is the seq of its first confirmation.
+label_weighed := {[s.id, id]: fs |
+	some s in input.scopes
+	some id in {l.task | some l in s.facts; l.type == "status"}
+	fs := [g | some g in s.facts; approach_crossing_or_retreat(g); its_evidence(id, g)]
 }
+
+first_confirmation := {[s.id, id]: min(seqs) |
+	some s in input.scopes
+	some id in {l.task | some l in s.facts; l.type == "status"}
+	seqs := [g.seq | some g in s.facts; g.type in {"readback", "response"}; confirmation(g); its_evidence(id, g)]
+	count(seqs) > 0
+}
+
+approach_crossing_or_retreat(f) if approach_or_crossing(f)
+
+approach_crossing_or_retreat(f) if retreat(f)
 
 # A task's evidence: its own, and that of the tasks it resumes (lineage).
 its_evidence(id, g) if g.task == id
@@ -868,16 +901,21 @@ unkeyed_may_have_crossed(f) if {
 # same task, segment and intent. Unkeyed facts are not grouped by key, so
 # another intent's retreat (a picker dismissed for another channel) would
 # otherwise count (a second adversarial review: an approach of one unkeyed
-# intent, then a retreat of another, and the gate allowed a sibling). Only
-# the task's own facts are scanned: the gate scanned every unkeyed fact for
-# each unkeyed approach (3.5 s for a check over 50,000 events with delegated
-# workers, issue 15).
-unkeyed_resolved(a) if {
-	some f in unkeyed_of_task[a.task]
-	f.segment == a.segment
-	f.seq > a.seq
-	crossing_or_retreat(f)
-	fact_intent(f) == fact_intent(a)
+# intent, then a retreat of another, and the gate allowed a sibling).
+unkeyed_resolved(a) if a.seq < unkeyed_last_resolution[[a.task, a.segment, fact_intent(a)]]
+
+# The seq of the last crossing or retreat of each task, segment and intent
+# among the unkeyed facts, built once per evaluation: an approach before it
+# is resolved. The gate first scanned every unkeyed fact for each unkeyed
+# approach (3.5 s for a check over 50,000 events with delegated workers,
+# issue 15), then the task's own facts for each of its approaches, still
+# quadratic in one worker's history (an eighth review: 2,000 approaches and
+# retreats of four workers, 1.5 s). The inner comprehension is indexed by
+# task and segment.
+unkeyed_last_resolution := {k: max(seqs) |
+	some k in {[f.task, f.segment, fact_intent(f)] | some f in input.unkeyed; crossing_or_retreat(f)}
+	[t, s, i] := k
+	seqs := [g.seq | some g in input.unkeyed; g.task == t; g.segment == s; crossing_or_retreat(g); fact_intent(g) == i]
 }
 
 unkeyed_relevant(_) if q.key == ""
@@ -940,7 +978,11 @@ weighed_unrecorded := sprintf(" (with the scopes of intents whose authorization 
 	count(others) > 0
 } else := ""
 
-held_approaches := [a | some a in others_facts; not a.segment_ended; unresolved_approach(a, others_facts)]
+held_approaches := [a | some a in others_facts; not a.segment_ended; unresolved_in(a, others_last)]
+
+others_last := last_resolution(others_facts)
+
+own_last := last_resolution(own_facts)
 
 # METADATA
 # title: Key consumed
@@ -959,7 +1001,7 @@ consuming(f) if label_claims_sent(f)
 
 consuming(f) if {
 	f.segment_ended
-	unresolved_approach(f, others_facts)
+	unresolved_in(f, others_last)
 }
 
 tasks_of(facts) := sort({f.task | some f in facts})
@@ -995,7 +1037,7 @@ already_crossed(f) if label_claims_sent(f)
 # have fired.
 already_crossed(f) if {
 	f.segment_ended
-	unresolved_approach(f, own_facts)
+	unresolved_in(f, own_last)
 }
 
 own_crossing_text(f) := sprintf("label %s at %s", [f.label, f.ts]) if f.type == "status"
@@ -1141,15 +1183,6 @@ unkeyed_fact_types := crossing_types | {"picker_opened", "picker_dismissed", "ga
 # scope_fact_types must agree with it. Only unkeyed_fact_types, read once
 # when the rules are compiled, evaluates it: no cost.
 crossing_types := {"picker_accepted", "send_fired", "request_sent", "outgoing_item_seen", "readback", "response"}
-
-# The unkeyed facts of each task with an unkeyed approach, built once per
-# evaluation.
-unkeyed_of_task := {id: fs |
-	some g in input.unkeyed
-	approach(g)
-	id := g.task
-	fs := [f | some f in input.unkeyed; f.task == id]
-}
 
 # fact_intent is the intent a fact names, "" when it names none.
 fact_intent(f) := i if {
