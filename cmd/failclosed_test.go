@@ -232,6 +232,14 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		// session went to the session's later post to slack/C2.
 		{"cc-check-then-other-post", "a Claude Code session's allowed check names its key", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"openai-check-then-other-post", "an OpenAI conversation's allowed check names its key", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		// An eighth review: a delegated worker's crossing whose type is a
+		// known one with an invisible, control or look-alike character was
+		// read as an unknown type, and its parent's send allowed.
+		{"type-cyrillic", "send_fired with a Cyrillic ѕ is a misspelt send_fired", []string{"--task", "p1", "--checkpoint", "send"}},
+		{"type-zero-width", "send_fired with a zero-width space is a misspelt send_fired", []string{"--task", "p1", "--checkpoint", "send"}},
+		{"type-unicode-hyphen", "send‐fired with a Unicode hyphen is a misspelt send_fired", []string{"--task", "p1", "--checkpoint", "send"}},
+		{"type-nul", "send_fired with a NUL is a misspelt send_fired", []string{"--task", "p1", "--checkpoint", "send"}},
+		{"type-newline", "readback with a newline is a misspelt readback", []string{"--task", "p1", "--checkpoint", "send"}},
 		// A sixth review, of agents' own checks.
 		{"k_quoted", `--checkpoint "send", quoted, is send`, []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"c_globalflag", "effectlint --color never check … is a check", []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},

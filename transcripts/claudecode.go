@@ -274,31 +274,18 @@ var claudeContentTypes = map[string]bool{"text": true, "tool_use": true, "tool_r
 // letter case or separators ("Assistant", "Tool_use", "tool-use",
 // "toolUse"); "" when there is none or typ is known itself.
 func claudeVariant(typ string, known map[string]bool) string {
-	if known[typ] || len(typ) > 64 {
+	if known[typ] {
 		return ""
 	}
-	norm := func(s string) (string, bool) {
-		var b strings.Builder
-		for i := 0; i < len(s); i++ {
-			switch c := s[i]; {
-			case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-				b.WriteByte(c)
-			case c >= 'A' && c <= 'Z':
-				b.WriteByte(c + 'a' - 'A')
-			case c == '_' || c == '-' || c == '.' || c == ' ' || c == '\t' || c == '/' || c == ':':
-			default:
-				return "", false
-			}
-		}
-		return b.String(), true
-	}
-	n, ok := norm(typ)
-	if !ok || n == "" {
+	var buf [maxVariantBytes]byte
+	n, ok := foldName(buf[:0], typ)
+	if !ok || len(n) == 0 {
 		return ""
 	}
 	var hits []string
 	for k := range known {
-		if m, _ := norm(k); m == n {
+		var kb [maxVariantBytes]byte
+		if m, _ := foldName(kb[:0], k); string(m) == string(n) {
 			hits = append(hits, k)
 		}
 	}

@@ -142,33 +142,15 @@ func fieldVariant(key string) string { return fieldVariantOf([]byte(key)) }
 // fieldVariantOf is fieldVariant without a string: the fast path calls it
 // for every key of every line.
 func fieldVariantOf(key []byte) string {
-	if len(key) > maxVariantBytes || specFields[string(key)] || string(key) == "ts" || string(key) == "task" || string(key) == "type" {
+	if specFields[string(key)] || string(key) == "ts" || string(key) == "task" || string(key) == "type" {
 		return ""
 	}
 	var buf [maxVariantBytes]byte
-	folded, ok := foldName(buf[:0], key, "_-. ")
+	folded, ok := foldName(buf[:0], key)
 	if !ok {
 		return ""
 	}
 	return variantFields[string(folded)]
-}
-
-// foldName appends name to dst in lower case without the separators given
-// (ASCII letters and digits only): the form two spellings of one name
-// share. ok is false for any other character, which makes another word.
-func foldName[T string | []byte](dst []byte, name T, separators string) ([]byte, bool) {
-	for i := 0; i < len(name); i++ {
-		switch c := name[i]; {
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-			dst = append(dst, c)
-		case c >= 'A' && c <= 'Z':
-			dst = append(dst, c+'a'-'A')
-		case strings.IndexByte(separators, c) >= 0:
-		default:
-			return nil, false
-		}
-	}
-	return dst, true
 }
 
 // variantFields maps each field name, folded as fieldVariant folds, to it.
@@ -180,21 +162,17 @@ var variantFields = func() map[string]string {
 	return m
 }()
 
-// maxVariantBytes bounds the types typeVariant looks at: the longest known
-// type with room for separators and spaces around them.
-const maxVariantBytes = 64
-
 // typeVariant returns the known type that typ differs from only in letter
 // case or separators (Send_Fired, send-fired, sendFired, " send_fired"),
 // "" when there is none or typ is that type itself. SPEC §3 makes such a
 // line a problem: read as an unknown type it would quietly drop a
 // crossing the writer may have meant.
 func typeVariant(typ string) string {
-	if len(typ) > maxVariantBytes || knownTypes[typ] != nil {
+	if knownTypes[typ] != nil {
 		return ""
 	}
 	var buf [maxVariantBytes]byte
-	folded, ok := foldName(buf[:0], typ, "_-. \t/:")
+	folded, ok := foldName(buf[:0], typ)
 	if !ok {
 		return ""
 	}

@@ -1,0 +1,86 @@
+package transcripts
+
+import (
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// maxVariantBytes bounds the folded names the variant checks compare: the
+// longest known name with room to spare. The input may be longer (padded
+// with characters that fold away); folding stops once its result is
+// longer.
+const maxVariantBytes = 64
+
+// foldName appends to dst the form that every spelling of one name shares
+// (SPEC §3: a type or field that differs from a known one only in letter
+// case or separators is a problem of its line): ASCII letters in lower
+// case, digits; every other ASCII character (separators, punctuation,
+// white space, controls such as a newline or NUL) is left out. Beyond
+// ASCII, the name is decomposed (NFKD: fullwidth and mathematical letters
+// become Latin ones, accents come apart), and what cannot be seen is left
+// out (format characters such as a zero-width space, white space,
+// controls, combining marks), as are dashes and other punctuation;
+// letters of other scripts drawn like Latin ones (Cyrillic ѕ, Greek ο)
+// read as those. An eighth review found "send_fired\u200b", "readback\n"
+// and "ѕend_fired" (a Cyrillic ѕ) read as unknown types, their crossings
+// lost. ok is false for any other character (another word) or a result
+// over maxVariantBytes.
+func foldName[T string | []byte](dst []byte, name T) ([]byte, bool) {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			dst = append(dst, c)
+		case c >= 'A' && c <= 'Z':
+			dst = append(dst, c+'a'-'A')
+		case c >= utf8.RuneSelf:
+			return foldUnicode(dst, norm.NFKD.String(string(name[i:])))
+		}
+		if len(dst) > maxVariantBytes {
+			return nil, false
+		}
+	}
+	return dst, true
+}
+
+func foldUnicode(dst []byte, s string) ([]byte, bool) {
+	for _, r := range s {
+		switch {
+		case r < utf8.RuneSelf:
+			if c := byte(r); c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+				dst = append(dst, c)
+			} else if c >= 'A' && c <= 'Z' {
+				dst = append(dst, c+'a'-'A')
+			}
+		case unicode.In(r, unicode.Cf, unicode.Cc, unicode.Zs, unicode.Zl, unicode.Zp, unicode.Mn, unicode.Me, unicode.P):
+		case latinLookalike[r] != 0:
+			dst = append(dst, latinLookalike[r])
+		default:
+			return nil, false
+		}
+		if len(dst) > maxVariantBytes {
+			return nil, false
+		}
+	}
+	return dst, true
+}
+
+// latinLookalike maps letters of other scripts drawn like a Latin letter
+// to it, in lower case (after NFKD, which handles fullwidth and
+// mathematical forms).
+var latinLookalike = func() map[rune]byte {
+	m := map[rune]byte{}
+	for latin, others := range map[byte]string{
+		'a': "аАαΑ", 'b': "ВвΒьЬ", 'c': "сСϲϹ", 'd': "ԁ", 'e': "еЕεΕ", 'g': "ɡ", 'h': "һНΗ",
+		'i': "іІιΙӏ", 'j': "јЈϳ", 'k': "кКκΚ", 'l': "Ӏ", 'm': "мМΜ", 'n': "ΝпП", 'o': "оОοΟσ",
+		'p': "рРρΡ", 'q': "ԛ", 's': "ѕЅ", 't': "тТτΤ", 'u': "υ", 'v': "νѵ", 'w': "ԝѡ",
+		'x': "хХχΧ", 'y': "уУΥү", 'z': "Ζ",
+	} {
+		for _, r := range others {
+			m[r] = latin
+		}
+	}
+	return m
+}()
