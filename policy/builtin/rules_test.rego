@@ -1915,8 +1915,15 @@ test_unresolved_in_is_the_scan if {
 
 test_unkeyed_resolved_is_the_scan if {
 	every w in resolution_worlds {
-		every a in w {
-			is_unkeyed_resolved(a) == is_scanned_unkeyed_resolved(a, w) with input as {"unkeyed": w}
-		}
+		unkeyed_resolved_agrees with input as {"unkeyed": w}
+	}
+}
+
+# One `with` per world: under a `with` per fact the index was built again
+# for every fact, and the test ran past verify's time limit on a busy
+# machine.
+unkeyed_resolved_agrees if {
+	every a in input.unkeyed {
+		is_unkeyed_resolved(a) == is_scanned_unkeyed_resolved(a, input.unkeyed)
 	}
 }
