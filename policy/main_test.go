@@ -9,7 +9,4 @@ import (
 
 // The property tests draw fewer random histories in the inner loop than
 // in CI (internal/testsize).
-func TestMain(m *testing.M) {
-	testsize.RapidChecks()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { os.Exit(testsize.Run(m)) }

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"os"
 	"strconv"
+	"testing"
 )
 
 // SoakEnv names the variable that asks for the soak sizes.
@@ -35,4 +36,11 @@ func RapidChecks() {
 	if !set {
 		flag.Set("rapid.checks", strconv.Itoa(InnerLoopChecks))
 	}
+}
+
+// Run is a TestMain for packages with property tests: RapidChecks, then
+// the tests. Use it as os.Exit(testsize.Run(m)).
+func Run(m *testing.M) int {
+	RapidChecks()
+	return m.Run()
 }
