@@ -152,9 +152,10 @@ status_unknown(facts, _) if {
 }
 
 status_unknown(facts, _) if {
+	ended := [f | some f in facts; f.segment_ended; approach(f)]
+	count(ended) > 0
 	last := last_resolution(facts)
-	some f in facts
-	f.segment_ended
+	some f in ended
 	unresolved_in(f, last)
 }
 
@@ -476,18 +477,21 @@ confirmed_before(s, l) if first_confirmation[[s.id, l.task]] < l.seq
 # own and its lineage's) that can make a not_sent label wrong or resolve
 # what does: crossings, approaches and retreats, in the scope's order.
 # first_confirmation is the seq of its first confirmation.
-label_weighed := {[s.id, id]: fs |
-	some s in input.scopes
-	some id in {l.task | some l in s.facts; l.type == "status"}
-	fs := [g | some g in s.facts; approach_crossing_or_retreat(g); its_evidence(id, g)]
+label_weighed := {[sid, id]: fs |
+	some [sid, id, "not_sent"] in status_labels
+	fs := [g | some g in scope_by_id[sid].facts; approach_crossing_or_retreat(g); its_evidence(id, g)]
 }
 
-first_confirmation := {[s.id, id]: min(seqs) |
-	some s in input.scopes
-	some id in {l.task | some l in s.facts; l.type == "status"}
-	seqs := [g.seq | some g in s.facts; g.type in {"readback", "response"}; confirmation(g); its_evidence(id, g)]
+first_confirmation := {[sid, id]: min(seqs) |
+	some [sid, id, "sent_verified"] in status_labels
+	seqs := [g.seq | some g in scope_by_id[sid].facts; g.type in {"readback", "response"}; confirmation(g); its_evidence(id, g)]
 	count(seqs) > 0
 }
+
+# The labels of each scope, by task: one pass over the facts for both.
+status_labels := {[s.id, l.task, l.label] | some s in input.scopes; some l in s.facts; l.type == "status"}
+
+scope_by_id := {s.id: s | some s in input.scopes}
 
 approach_crossing_or_retreat(f) if approach_or_crossing(f)
 
