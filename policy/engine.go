@@ -166,7 +166,7 @@ func Compile(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		*q.pq = &pq
 	}
-	if err := e.readScopeFactTypes(ctx); err != nil {
+	if err := e.readFactTypes(ctx); err != nil {
 		return nil, err
 	}
 	return e, nil

@@ -301,11 +301,11 @@ func (e *Engine) evalPart(ctx context.Context, p part) partResult {
 // whole unfiltered document; TestScopeFactTypes_NameEveryTypeTheRulesRead
 // holds the set to the rules.
 
-// readScopeFactTypes reads scope_fact_types and unkeyed_fact_types from
+// readFactTypes reads scope_fact_types and unkeyed_fact_types from
 // the compiled rules; when the rules do not define one (a copy of older
 // rules) or define it empty, every fact is given (for the unkeyed facts:
 // those of scope_fact_types).
-func (e *Engine) readScopeFactTypes(ctx context.Context) error {
+func (e *Engine) readFactTypes(ctx context.Context) error {
 	for _, t := range []struct {
 		rule string
 		set  *map[string]bool

@@ -50,7 +50,7 @@ func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 			in.Notices = append(in.Notices, fmt.Sprintf("the profile's source (detect %q) also claims this file; read as a Claude Code session (--input-format profile reads it as the profile's format)", clip(s.Detect, 80)))
 		}
 		typ := r.Get("type").String()
-		if known := claudeVariant(typ, claudeCodeTypes); known != "" {
+		if known := claudeVariant(typ, claudeCodeNames); known != "" {
 			// SPEC §3, as for native types: a misspelt known type or
 			// another type, it cannot be told; read as unknown, the
 			// evidence it carries would be lost.
@@ -273,28 +273,13 @@ var claudeContentTypes = map[string]bool{"text": true, "tool_use": true, "tool_r
 // claudeVariant returns the type of known that typ differs from only in
 // letter case or separators ("Assistant", "Tool_use", "tool-use",
 // "toolUse"); "" when there is none or typ is known itself.
-func claudeVariant(typ string, known map[string]bool) string {
-	if known[typ] {
-		return ""
-	}
-	var buf [maxVariantBytes]byte
-	n, ok := foldName(buf[:0], typ)
-	if !ok || len(n) == 0 {
-		return ""
-	}
-	var hits []string
-	for k := range known {
-		var kb [maxVariantBytes]byte
-		if m, _ := foldName(kb[:0], k); string(m) == string(n) {
-			hits = append(hits, k)
-		}
-	}
-	sort.Strings(hits)
-	if len(hits) == 0 {
-		return ""
-	}
-	return hits[0]
-}
+func claudeVariant(typ string, known knownNames) string { return known.variant(typ) }
+
+// The Claude Code record and content types with their folded forms.
+var (
+	claudeCodeNames    = newKnownNames(claudeCodeTypes)
+	claudeContentNames = newKnownNames(claudeContentTypes)
+)
 
 func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 	conv.wrote(l.task(), l.num)
@@ -324,7 +309,7 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 	content := r.Get("message.content")
 	content.ForEach(func(_, item gjson.Result) bool {
 		if t := item.Get("type"); t.Type == gjson.String {
-			if known := claudeVariant(t.Str, claudeContentTypes); known != "" {
+			if known := claudeVariant(t.Str, claudeContentNames); known != "" {
 				conv.in.addProblem(Problem{File: conv.in.Path, Line: l.num, Task: task,
 					Message: fmt.Sprintf("content item type %q differs from %s only in letter case or separators: a misspelt %s or another type, it cannot be told", clip(t.Str, 60), known, known)})
 			}

@@ -84,3 +84,45 @@ var latinLookalike = func() map[rune]byte {
 	}
 	return m
 }()
+
+// knownNames is a set of known names with their folded forms, built once:
+// a name that folds like a known one it is not misspells it (the
+// smallest, in the rare case several fold alike).
+type knownNames struct {
+	names  map[string]bool
+	folded map[string]string
+}
+
+func newKnownNames(sets ...map[string]bool) knownNames {
+	k := knownNames{names: map[string]bool{}, folded: map[string]string{}}
+	for _, set := range sets {
+		for n := range set {
+			k.names[n] = true
+			var buf [maxVariantBytes]byte
+			if f, ok := foldName(buf[:0], n); ok {
+				if old, seen := k.folded[string(f)]; !seen || n < old {
+					k.folded[string(f)] = n
+				}
+			}
+		}
+	}
+	return k
+}
+
+// variant returns the known name that name misspells: "" when name is
+// one of them, or misspells none.
+func (k knownNames) variant(name string) string { return variantOf(k, name) }
+
+// variantOf is variant for a name as bytes too, without a copy: the
+// native fast path asks it for every key of every line.
+func variantOf[T string | []byte](k knownNames, name T) string {
+	if k.names[string(name)] {
+		return ""
+	}
+	var buf [maxVariantBytes]byte
+	f, ok := foldName(buf[:0], name)
+	if !ok || len(f) == 0 {
+		return ""
+	}
+	return k.folded[string(f)]
+}

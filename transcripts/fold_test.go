@@ -37,7 +37,7 @@ func TestVariants_InvisibleControlAndLookalikeCharacters(t *testing.T) {
 	for typ, want := range map[string]string{
 		"tool_use\u200b": "tool_use", "tооl_use": "tool_use", "Tool-Use": "tool_use", "tool_use": "", "thinking": "",
 	} {
-		if got := claudeVariant(typ, claudeContentTypes); got != want {
+		if got := claudeVariant(typ, claudeContentNames); got != want {
 			t.Errorf("claudeVariant(%q) = %q, want %q", typ, got, want)
 		}
 	}

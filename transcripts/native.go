@@ -121,14 +121,13 @@ var knownTypes = map[string]func(r gjson.Result) string{
 	},
 }
 
-// variantTypes maps each known type without separators, in lower case
-// (sendfired), to its name.
-var variantTypes = func() map[string]string {
-	m := map[string]string{}
+// variantTypes are the known types with their folded forms (sendfired).
+var variantTypes = func() knownNames {
+	known := map[string]bool{}
 	for t := range knownTypes {
-		m[strings.ReplaceAll(t, "_", "")] = t
+		known[t] = true
 	}
-	return m
+	return newKnownNames(known)
 }()
 
 // fieldVariant returns the field of native events (ts, task, type or a
@@ -142,25 +141,11 @@ func fieldVariant(key string) string { return fieldVariantOf([]byte(key)) }
 // fieldVariantOf is fieldVariant without a string: the fast path calls it
 // for every key of every line.
 func fieldVariantOf(key []byte) string {
-	if specFields[string(key)] || string(key) == "ts" || string(key) == "task" || string(key) == "type" {
-		return ""
-	}
-	var buf [maxVariantBytes]byte
-	folded, ok := foldName(buf[:0], key)
-	if !ok {
-		return ""
-	}
-	return variantFields[string(folded)]
+	return variantOf(variantFields, key)
 }
 
-// variantFields maps each field name, folded as fieldVariant folds, to it.
-var variantFields = func() map[string]string {
-	m := map[string]string{"ts": "ts", "task": "task", "type": "type"}
-	for f := range specFields {
-		m[strings.NewReplacer("_", "").Replace(f)] = f
-	}
-	return m
-}()
+// variantFields are the fields of native events with their folded forms.
+var variantFields = newKnownNames(specFields, map[string]bool{"ts": true, "task": true, "type": true})
 
 // typeVariant returns the known type that typ differs from only in letter
 // case or separators (Send_Fired, send-fired, sendFired, " send_fired"),
@@ -168,15 +153,7 @@ var variantFields = func() map[string]string {
 // line a problem: read as an unknown type it would quietly drop a
 // crossing the writer may have meant.
 func typeVariant(typ string) string {
-	if knownTypes[typ] != nil {
-		return ""
-	}
-	var buf [maxVariantBytes]byte
-	folded, ok := foldName(buf[:0], typ)
-	if !ok {
-		return ""
-	}
-	return variantTypes[string(folded)]
+	return variantTypes.variant(typ)
 }
 
 func evidence(r gjson.Result) string { return optionalStrings(r, "intent") }

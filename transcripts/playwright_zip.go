@@ -119,11 +119,10 @@ func pwSingleTrace(br *bufio.Reader, display string) *pwArchive {
 // directory is read, although its name is no transcript's: a Playwright
 // trace (it starts with context-options), or one that may be a damaged one
 // (its first line starts a JSON object that is cut or broken, or it cannot
-// be opened): read,
-// it is a problem, where skipped it hid a context's delivery (a fifth
-// review today: a trace cut in its first record, and a check allowed). A
-// trace of another kind (the test runner's test.trace) is skipped. (Every
-// *.zip found is read: IsTranscriptName.)
+// be opened). Read, a damaged trace is a problem; skipped, it hid a
+// context's delivery (a fifth review: a trace cut in its first record, and
+// a check allowed). A trace of another kind (the test runner's test.trace)
+// is skipped. (Every *.zip found is read: IsTranscriptName.)
 func isPlaywrightTrace(p string) bool {
 	if !strings.HasSuffix(strings.ToLower(p), ".trace") {
 		return false

@@ -281,7 +281,7 @@ func parseSFNEvent(r gjson.Result) (*sfnEvent, string) {
 		return nil, fmt.Sprintf("%s event without a positive numeric id: its place in the history cannot be checked", clip(e.typ, 60))
 	}
 	e.id = id
-	if known := claudeVariant(e.typ, sfnTypes); known != "" {
+	if known := claudeVariant(e.typ, sfnNames); known != "" {
 		// A misspelt TaskScheduled would otherwise be skipped as a type
 		// of no meaning here: its delivery, if it was one, lost.
 		return nil, fmt.Sprintf("event %d: type %q differs from %s only in letter case or separators: a misspelt %s or another type, it cannot be told", id, clip(e.typ, 60), known, known)
@@ -294,6 +294,9 @@ func parseSFNEvent(r gjson.Result) (*sfnEvent, string) {
 // sfnTypes are the event types of the Step Functions API (HistoryEvent
 // type), against which a type in another letter case is told apart.
 var sfnTypes = map[string]bool{}
+
+// sfnNames are sfnTypes with their folded forms (init).
+var sfnNames knownNames
 
 func init() {
 	for _, t := range strings.Fields(`ActivityFailed ActivityScheduled ActivityScheduleFailed ActivityStarted
@@ -310,6 +313,7 @@ func init() {
 		ExecutionRedriven MapRunRedriven EvaluationFailed`) {
 		sfnTypes[t] = true
 	}
+	sfnNames = newKnownNames(sfnTypes)
 }
 
 // sfnAgrees records what an event of an execution says (its type,

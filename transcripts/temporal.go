@@ -116,7 +116,7 @@ type temporalEvent struct {
 	// ownTask: a bad event that is still its run's (a repeated key that
 	// cannot change which run it belongs to).
 	ownTask bool
-	fp      string // the event's canonical JSON (compareCopies)
+	fp      string // jsonFingerprint of the event (compareCopies)
 }
 
 // temporalActivity gathers the events of one activity (by scheduled event).
