@@ -57,7 +57,7 @@ func TestExplain_IncidentKey(t *testing.T) {
 	for _, want := range []string{
 		"scope original: sent_verified\n",
 		// The branch of state_of that decided, and the fact that made it hold.
-		ruleLine(t, `state_of(facts, tasks) := "sent_verified"`) + `  state_of(facts, tasks) := "sent_verified" if { some f in facts; confirmation(f) }` + "\n" +
+		ruleLine(t, `state_of(facts, tasks, open) := "sent_verified"`) + `  state_of(facts, tasks, open) := "sent_verified" if { some f in facts; confirmation(f) }` + "\n" +
 			"      t2.jsonl:8  t2 readback confirmed",
 		"CRITICAL DUPLICATE_DELIVERY task t2  (Duplicate delivery, " + ruleLine(t, "duplicate_delivery contains f if {") + ")",
 		"      t1.jsonl:7  t1 send_fired",
@@ -84,11 +84,11 @@ func TestExplain_IncidentGateTheMorningAfter(t *testing.T) {
 			"    rule  " + ruleLine(t, `stop contains reason(rego.metadata.rule(), "KEY_CONSUMED", msg, consumed_by)`) + `  Key consumed: stop contains reason(rego.metadata.rule(), "KEY_CONSUMED", msg, consumed_by)` + "\n",
 		"why the other tasks' evidence is send_status_unknown\n",
 		// t1 crossed, then its segment ended: the send may have happened.
-		ruleLine(t, "status_unknown(facts, _) if {") + "  status_unknown(facts, _) if { some f in facts; crossing(f); f.segment_ended }\n" +
+		ruleLine(t, "status_unknown(facts, _, _) if {") + "  status_unknown(facts, _, _) if { some f in facts; crossing(f); f.segment_ended }\n" +
 			"    t1.jsonl:5  t1 picker_accepted (segment ended)\n" +
 			"    t1.jsonl:7  t1 send_fired (segment ended)\n" +
 			"    t1.jsonl:9  t1 readback unavailable (segment ended)\n",
-		"status_unknown(facts, _) if { some f in facts; label_claims_sent(f) }\n" +
+		"status_unknown(facts, _, _) if { some f in facts; label_claims_sent(f) }\n" +
 			"    t1.jsonl:10  t1 status send_status_unknown (segment ended)\n",
 	} {
 		if !strings.Contains(out, want) {

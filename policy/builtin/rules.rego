@@ -81,25 +81,23 @@ else := "other"
 # the same segment. An unresolved approach in an ended segment means the send
 # control may have fired.
 #
-# Each list of facts the rules weigh approaches in gets its index once
-# (last_resolution: the seq of the last crossing or retreat of each task
-# and segment), and an approach is resolved when it comes before that seq.
-# Scanning the list for each approach was quadratic: one task that opened
-# and dismissed a picker 2,000 times made a check take 17 s and analyze
-# 19 s with an interruption after it (an eighth review, issue 15).
-# rules_test.rego holds unresolved_in to the scan it replaces.
-last_resolution(facts) := {k: max(seqs) |
-	some k in {[f.task, f.segment] | some f in facts; crossing_or_retreat(f)}
-	[t, g] := k
-	seqs := [x.seq | some x in facts; x.task == t; x.segment == g; crossing_or_retreat(x)]
-}
+# Which later facts count depends on the list the approach is weighed in: a
+# key scope's facts (its state, its labels: resolution_after), or the facts
+# of every scope a check weighs (q_last). Both are built once per evaluation
+# by comprehensions that OPA indexes (their inner scan is grouped once by
+# the outer keys), so the work stays linear in the facts. A function over a
+# list, which is what these replaced, is not indexed: one task with 2,000
+# approaches and retreats made a check take 17 s (an eighth review), and a
+# task interrupted 1,000 times, or 1,000 tasks of one scope, took a check
+# 6 s and analyze past its limit (a ninth review, issue 15). rules_test.rego
+# holds both to the scans they replace.
 
 crossing_or_retreat(f) if crossing(f)
 
 crossing_or_retreat(f) if retreat(f)
 
 # unresolved_in(a, last): a is an approach that nothing after it resolved,
-# last being the last_resolution of the facts it is weighed in.
+# last being q_last (the lists a check weighs).
 unresolved_in(a, last) if {
 	approach(a)
 	not resolved_by(a, last)
@@ -109,6 +107,18 @@ unresolved_in(a, last) if {
 # was false when the key is missing, with OPA 1.22: a named rule keeps it
 # plain.)
 resolved_by(a, last) if a.seq < last[[a.task, a.segment]]
+
+# unresolved_in_scope(sid, a): a, a fact of key scope sid, is an approach
+# that nothing after it in that scope resolved.
+unresolved_in_scope(sid, a) if {
+	approach(a)
+	not resolved_in_scope(sid, a)
+}
+
+resolved_in_scope(sid, a) if resolution_after[[sid, a.seq]]
+
+# resolved_before(sid, a, seq): a fact of scope sid resolved a before seq.
+resolved_before(sid, a, seq) if resolution_after[[sid, a.seq]] < seq
 
 # Process rules (UNCHECKED_CROSSING, NO_RECHECK_AFTER_INTERRUPTION,
 # STALE_GATE_DECISION) judge native tasks and foreign tasks that gate
@@ -129,11 +139,11 @@ running(t) if not finished(t)
 # ---------------------------------------------------------------------------
 # Interpretation of a key scope (SPEC §4): the first rule that holds wins.
 
-state_of(facts, tasks) := "sent_verified" if {
+state_of(facts, tasks, open) := "sent_verified" if {
 	some f in facts
 	confirmation(f)
 } else := "send_status_unknown" if {
-	status_unknown(facts, tasks)
+	status_unknown(facts, tasks, open)
 } else := "in_flight" if {
 	some f in facts
 	crossing(f)
@@ -145,26 +155,24 @@ state_of(facts, tasks) := "sent_verified" if {
 	}
 } else := "open"
 
-status_unknown(facts, _) if {
+status_unknown(facts, _, _) if {
 	some f in facts
 	crossing(f)
 	f.segment_ended
 }
 
-status_unknown(facts, _) if {
-	ended := [f | some f in facts; f.segment_ended; approach(f)]
-	count(ended) > 0
-	last := last_resolution(facts)
-	some f in ended
-	unresolved_in(f, last)
+# open: the facts' approaches in ended segments that nothing resolved (the
+# caller weighs them in its list: open_in_scope, or with q_last).
+status_unknown(_, _, open) if {
+	some f in open
 }
 
-status_unknown(facts, _) if {
+status_unknown(facts, _, _) if {
 	some f in facts
 	label_claims_sent(f)
 }
 
-status_unknown(_, tasks) if {
+status_unknown(_, tasks, _) if {
 	some t in tasks
 	not t.complete
 }
@@ -173,10 +181,12 @@ consumed_states := {"sent_verified", "send_status_unknown", "in_flight"}
 
 scope_tasks(s) := [input.tasks[id] | some id in s.tasks]
 
+open_in_scope(s) := [f | some f in s.facts; f.segment_ended; unresolved_in_scope(s.id, f)]
+
 # Per key scope: its state and the class of each fact, for the reports.
 scopes := [{
 	"id": s.id,
-	"state": state_of(s.facts, scope_tasks(s)),
+	"state": state_of(s.facts, scope_tasks(s), open_in_scope(s)),
 	"classes": [fact_class(f) | some f in s.facts],
 } |
 	some s in input.scopes
@@ -394,10 +404,10 @@ no_recheck_after_interruption contains f if {
 	t := input.tasks[id]
 	some seg in numbers.range(0, t.segment)
 	needs_resume_check(t, seg)
-	acts := [g | some g in s.facts; g.task == id; g.segment == seg; approach_or_crossing(g)]
+	acts := [g | some g in scope_runs[[s.id, id, seg]]; approach_or_crossing(g)]
 	count(acts) > 0
 	first := acts[0]
-	not resume_checked_before(s.facts, first)
+	not resume_checked_before(s.id, first)
 	why := resume_cause(t, seg)
 	f := finding("NO_RECHECK_AFTER_INTERRUPTION", rego.metadata.chain(), s, id,
 		sprintf("task %s %s, then %s without a resume check", [id, why, first.type]),
@@ -410,23 +420,34 @@ needs_resume_check(t, 0) if t.relation == "resumed"
 
 resume_cause(t, seg) := sprintf("was interrupted (%s)", [i.reason]) if {
 	seg > 0
-	some i in t.interruptions
-	i.segment == seg
+	some i in interruption_facts(t, seg)
 } else := sprintf("resumes task %s", [t.resumes])
 
-interruption_facts(t, seg) := [i | some i in t.interruptions; i.segment == seg]
+interruption_facts(t, seg) := is if {
+	is := interruptions_by_segment[[t.id, seg]]
+} else := []
+
+# Each task's interruptions by the segment they end, built once: a task
+# interrupted 1,000 times had its list scanned for each segment.
+interruptions_by_segment := {k: is |
+	some k in {[id, i.segment] | some id, t in input.tasks; some i in t.interruptions}
+	[id, seg] := k
+	is := [i | some id2, t in input.tasks; id2 == id; some i in t.interruptions; i.segment == seg]
+}
 
 approach_or_crossing(f) if approach(f)
 
 approach_or_crossing(f) if crossing(f)
 
-resume_checked_before(facts, act) if {
-	some g in facts
-	g.task == act.task
-	g.segment == act.segment
-	g.seq < act.seq
-	g.type == "gate_check"
-	g.checkpoint == "resume"
+resume_checked_before(sid, act) if first_resume_check[[sid, act.task, act.segment]] < act.seq
+
+# The seq of the first resume check of each task segment in a scope, built
+# once: scanning the scope for each segment was quadratic in a task's
+# interruptions (a ninth review, issue 15).
+first_resume_check := {k: min(seqs) |
+	some k in {[s.id, g.task, g.segment] | some s in input.scopes; some g in s.facts; g.type == "gate_check"; g.checkpoint == "resume"}
+	[sid, t, seg] := k
+	seqs := [g.seq | some s in input.scopes; s.id == sid; some g in s.facts; g.task == t; g.segment == seg; g.type == "gate_check"; g.checkpoint == "resume"]
 }
 
 # METADATA
@@ -443,11 +464,11 @@ label_contradicts_evidence contains f if {
 	some l in s.facts
 	l.type == "status"
 	l.label == "not_sent"
-	before := [g | some g in label_weighed[[s.id, l.task]]; g.seq < l.seq]
-	last := last_resolution(before)
-	bad := [g | some g in before; contradicts_not_sent(g, last)]
+	bad := array.concat(own_contradicting(s.id, l), lineage_contradicting(s.id, l))
 	count(bad) > 0
-	g := bad[0]
+	first := min([g.seq | some g in bad])
+	some g in bad
+	g.seq == first
 	f := finding("LABEL_CONTRADICTS_EVIDENCE", rego.metadata.chain(), s, l.task,
 		sprintf("task %s says not_sent after %s %s", [l.task, whose_evidence(l.task, g), g.type]),
 		[g, l])
@@ -464,43 +485,79 @@ label_contradicts_evidence contains f if {
 		[l])
 }
 
-contradicts_not_sent(g, _) if crossing(g)
+# What contradicts a not_sent label l of scope sid among the labelling
+# task's own facts: its first crossing and its first approach that nothing
+# resolved, when they came before l, and the first approach of l's group
+# (an approach before l that a resolution after l resolves: a task's
+# segments follow one another, so such an approach is in l's own run).
+# Their first is the first of all the task's facts that contradict l: one
+# lookup each instead of a scan of the task's evidence per label.
+own_contradicting(sid, l) := array.concat(
+	[g | g := task_first_crossing[[sid, l.task]]; g.seq < l.seq],
+	array.concat(
+		[g | g := task_first_open[[sid, l.task]]; g.seq < l.seq],
+		[g | g := label_group_approach[[sid, l.seq]]],
+	),
+)
 
-contradicts_not_sent(g, last) if unresolved_in(g, last)
+# What contradicts it among the evidence of the tasks the labelling task
+# resumes: a scan of theirs for each label.
+lineage_contradicting(sid, l) := [g |
+	some t in input.tasks[l.task].lineage
+	t != l.task
+	some g in scope_task_evidence[[sid, t]]
+	g.seq < l.seq
+	contradicts_not_sent(sid, g, l.seq)
+]
+
+contradicts_not_sent(_, g, _) if crossing(g)
+
+# An approach before the label that nothing resolved before the label.
+contradicts_not_sent(sid, g, seq) if {
+	approach(g)
+	not resolved_before(sid, g, seq)
+}
 
 confirmed_before(s, l) if first_confirmation[[s.id, l.task]] < l.seq
 
-# What the labels of a task in a scope are weighed against, built once per
-# scope and labelling task, not once per label: a history of 1,000 labels
-# and 1,000 approaches in one scope made analyze run past its 30 s limit
-# (an eighth review, issue 15). label_weighed is the task's evidence (its
-# own and its lineage's) that can make a not_sent label wrong or resolve
-# what does: crossings, approaches and retreats, in the scope's order.
-# first_confirmation is the seq of its first confirmation.
-label_weighed := {[sid, id]: fs |
-	some [sid, id, "not_sent"] in status_labels
-	fs := [g | some g in scope_by_id[sid].facts; approach_crossing_or_retreat(g); its_evidence(id, g)]
+# What the labels of a task in a scope are weighed against: the evidence of
+# the task and of the tasks it resumes (evidence_tasks), each task's built
+# once per scope by comprehensions OPA indexes, not once per label or per
+# labelling task. Scanning the scope's facts for each label, then for each
+# labelling task, was quadratic: 1,000 labels and 1,000 approaches in one
+# scope made analyze run past its 30 s limit (an eighth review), and so
+# did 1,000 tasks of one scope with a label each (a ninth review, issue
+# 15). scope_task_evidence lists a task's crossings, approaches and
+# retreats in a scope, in order; task_first_confirmation is the seq of its
+# first confirmation there, and first_confirmation the first of a
+# labelling task's evidence.
+scope_task_evidence := {k: fs |
+	some k in {[s.id, f.task] | some s in input.scopes; some f in s.facts; approach_crossing_or_retreat(f)}
+	[sid, t] := k
+	fs := [x | some s in input.scopes; s.id == sid; some x in s.facts; x.task == t; approach_crossing_or_retreat(x)]
+}
+
+task_first_confirmation := {k: min(seqs) |
+	some k in {[s.id, g.task] | some s in input.scopes; some g in s.facts; g.type in {"readback", "response"}; confirmation(g)}
+	[sid, t] := k
+	seqs := [g.seq | some s in input.scopes; s.id == sid; some g in s.facts; g.task == t; g.type in {"readback", "response"}; confirmation(g)]
 }
 
 first_confirmation := {[sid, id]: min(seqs) |
 	some [sid, id, "sent_verified"] in status_labels
-	seqs := [g.seq | some g in scope_by_id[sid].facts; g.type in {"readback", "response"}; confirmation(g); its_evidence(id, g)]
+	seqs := [c | some t in evidence_tasks(id); c := task_first_confirmation[[sid, t]]]
 	count(seqs) > 0
 }
 
 # The labels of each scope, by task: one pass over the facts for both.
 status_labels := {[s.id, l.task, l.label] | some s in input.scopes; some l in s.facts; l.type == "status"}
 
-scope_by_id := {s.id: s | some s in input.scopes}
-
 approach_crossing_or_retreat(f) if approach_or_crossing(f)
 
 approach_crossing_or_retreat(f) if retreat(f)
 
 # A task's evidence: its own, and that of the tasks it resumes (lineage).
-its_evidence(id, g) if g.task == id
-
-its_evidence(id, g) if g.task in input.tasks[id].lineage
+evidence_tasks(id) := {id} | {t | some t in input.tasks[id].lineage}
 
 whose_evidence(id, g) := "its own" if g.task == id
 else := sprintf("task %s's (which it resumes)", [g.task])
@@ -783,9 +840,9 @@ others_facts := [f | some f in q_facts; f.task != q.task]
 
 other_tasks := [t | some t in q_tasks; t.id != q.task]
 
-others_state := state_of(others_facts, other_tasks)
+others_state := state_of(others_facts, other_tasks, others_open)
 
-q_state := state_of(q_facts, q_tasks) if q.key != ""
+q_state := state_of(q_facts, q_tasks, q_open) if q.key != ""
 
 else := null
 
@@ -982,11 +1039,8 @@ weighed_unrecorded := sprintf(" (with the scopes of intents whose authorization 
 	count(others) > 0
 } else := ""
 
-held_approaches := [a | some a in others_facts; not a.segment_ended; unresolved_in(a, others_last)]
+held_approaches := [a | some a in others_facts; not a.segment_ended; unresolved_in(a, q_last)]
 
-others_last := last_resolution(others_facts)
-
-own_last := last_resolution(own_facts)
 
 # METADATA
 # title: Key consumed
@@ -1005,7 +1059,7 @@ consuming(f) if label_claims_sent(f)
 
 consuming(f) if {
 	f.segment_ended
-	unresolved_in(f, others_last)
+	unresolved_in(f, q_last)
 }
 
 tasks_of(facts) := sort({f.task | some f in facts})
@@ -1041,7 +1095,7 @@ already_crossed(f) if label_claims_sent(f)
 # have fired.
 already_crossed(f) if {
 	f.segment_ended
-	unresolved_in(f, own_last)
+	unresolved_in(f, q_last)
 }
 
 own_crossing_text(f) := sprintf("label %s at %s", [f.label, f.ts]) if f.type == "status"
@@ -1192,3 +1246,87 @@ crossing_types := {"picker_accepted", "send_fired", "request_sent", "outgoing_it
 fact_intent(f) := i if {
 	i := f.intent
 } else := ""
+
+# The approaches in ended segments that nothing resolved, among the facts a
+# check weighs and among the other tasks' (state_of's open).
+q_open := [f | some f in q_facts; f.segment_ended; unresolved_in(f, q_last)]
+
+others_open := [f | some f in others_facts; f.segment_ended; unresolved_in(f, q_last)]
+
+# The seq of the last crossing or retreat of each task and segment among
+# the facts a check weighs (q_facts): an approach before it is resolved.
+# others_facts and own_facts split q_facts by task, and resolution is
+# within one task, so this one index serves all three lists.
+q_last := {k: max(seqs) |
+	some k in {[f.task, f.segment] | some f in q_facts; crossing_or_retreat(f)}
+	[t, g] := k
+	seqs := [x.seq | some x in q_facts; x.task == t; x.segment == g; crossing_or_retreat(x)]
+}
+
+# A run is a task segment's approaches, crossings, retreats and labels in a
+# key scope, in order (scope_runs). Cut at its crossings and retreats (its
+# resolutions), a run falls into groups: the facts after one resolution and
+# before the next, which resolves the group's approaches. Each run is read
+# once (numbers.range gives the positions between two resolutions), so
+# resolution_after and the labels' groups cost what the facts do.
+#
+# resolved_groups[[sid, r]]: the facts of a group of scope sid, r being the
+# seq of the resolution that ends it.
+resolved_groups := {[sid, run[p].seq]: group |
+	some [sid, _, _], run in scope_runs
+	resolutions := [i | some i, x in run; crossing_or_retreat(x)]
+	some j, p in resolutions
+	from := previous_position(resolutions, j) + 1
+	from < p
+	group := [run[i] | some i in numbers.range(from, p - 1)]
+}
+
+previous_position(positions, j) := positions[j - 1] if j > 0
+
+else := -1
+
+scope_runs := {k: run |
+	some k in {[s.id, f.task, f.segment] | some s in input.scopes; some f in s.facts; in_run(f)}
+	[sid, t, g] := k
+	run := [x | some s in input.scopes; s.id == sid; some x in s.facts; x.task == t; x.segment == g; in_run(x)]
+}
+
+in_run(f) if approach_crossing_or_retreat(f)
+
+in_run(f) if f.type == "status"
+
+# resolution_after[[sid, a.seq]]: the seq of the first crossing or retreat
+# of a's task and segment after a, an approach of key scope sid, among that
+# scope's facts (absent when none came).
+resolution_after := {[sid, a.seq]: r |
+	some [sid, r], group in resolved_groups
+	some a in group
+	approach(a)
+}
+
+# task_first_crossing[[sid, t]]: task t's first crossing in scope sid.
+# task_first_open[[sid, t]]: its first approach that nothing after it in
+# the scope resolved.
+task_first_crossing := {k: cs[0] |
+	some k, fs in scope_task_evidence
+	cs := [x | some x in fs; crossing(x)]
+	count(cs) > 0
+}
+
+task_first_open := {k: os[0] |
+	some k, fs in scope_task_evidence
+	os := [x | some x in fs; unresolved_in_scope(k[0], x)]
+	count(os) > 0
+}
+
+# label_group_approach[[sid, l.seq]]: the first approach before the not_sent
+# label l in l's group, which a crossing or retreat after l resolves.
+label_group_approach := {[sid, l.seq]: approaches[0] |
+	some [sid, _], group in resolved_groups
+	approaches := [g | some g in group; approach(g)]
+	count(approaches) > 0
+	some l in group
+	l.type == "status"
+	l.label == "not_sent"
+	approaches[0].seq < l.seq
+}
