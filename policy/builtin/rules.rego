@@ -117,9 +117,6 @@ unresolved_in_scope(sid, a) if {
 
 resolved_in_scope(sid, a) if resolution_after[[sid, a.seq]]
 
-# resolved_before(sid, a, seq): a fact of scope sid resolved a before seq.
-resolved_before(sid, a, seq) if resolution_after[[sid, a.seq]] < seq
-
 # Process rules (UNCHECKED_CROSSING, NO_RECHECK_AFTER_INTERRUPTION,
 # STALE_GATE_DECISION) judge native tasks and foreign tasks that gate
 # themselves at least once, or every task with --require-checks: a foreign
@@ -501,22 +498,31 @@ own_contradicting(sid, l) := array.concat(
 )
 
 # What contradicts it among the evidence of the tasks the labelling task
-# resumes: a scan of theirs for each label.
-lineage_contradicting(sid, l) := [g |
-	some t in input.tasks[l.task].lineage
-	t != l.task
-	some g in scope_task_evidence[[sid, t]]
-	g.seq < l.seq
-	contradicts_not_sent(sid, g, l.seq)
-]
-
-contradicts_not_sent(_, g, _) if crossing(g)
-
-# An approach before the label that nothing resolved before the label.
-contradicts_not_sent(sid, g, seq) if {
-	approach(g)
-	not resolved_before(sid, g, seq)
-}
+# resumes: the same two lookups for each, and the approaches before l that
+# a resolution after l resolves, looked for only in a task whose evidence
+# goes on after l (a task resumed is most often over by then). The work is
+# lineage × labels: each label weighs every task it resumes.
+lineage_contradicting(sid, l) := array.concat(
+	[g |
+		some t in input.tasks[l.task].lineage
+		g := task_first_crossing[[sid, t]]
+		g.seq < l.seq
+	],
+	array.concat(
+		[g |
+			some t in input.tasks[l.task].lineage
+			g := task_first_open[[sid, t]]
+			g.seq < l.seq
+		],
+		[g |
+			some t in input.tasks[l.task].lineage
+			task_last_seq[[sid, t]] > l.seq
+			some g in scope_task_evidence[[sid, t]]
+			g.seq < l.seq
+			resolution_after[[sid, g.seq]] > l.seq
+		],
+	),
+)
 
 confirmed_before(s, l) if first_confirmation[[s.id, l.task]] < l.seq
 
@@ -1304,9 +1310,12 @@ resolution_after := {[sid, a.seq]: r |
 	approach(a)
 }
 
-# task_first_crossing[[sid, t]]: task t's first crossing in scope sid.
+# task_last_seq[[sid, t]]: the seq of task t's last crossing, approach or
+# retreat in scope sid. task_first_crossing[[sid, t]]: its first crossing.
 # task_first_open[[sid, t]]: its first approach that nothing after it in
 # the scope resolved.
+task_last_seq := {k: fs[count(fs) - 1].seq | some k, fs in scope_task_evidence}
+
 task_first_crossing := {k: cs[0] |
 	some k, fs in scope_task_evidence
 	cs := [x | some x in fs; crossing(x)]
