@@ -240,6 +240,13 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		{"type-unicode-hyphen", "send‐fired with a Unicode hyphen is a misspelt send_fired", []string{"--task", "p1", "--checkpoint", "send"}},
 		{"type-nul", "send_fired with a NUL is a misspelt send_fired", []string{"--task", "p1", "--checkpoint", "send"}},
 		{"type-newline", "readback with a newline is a misspelt readback", []string{"--task", "p1", "--checkpoint", "send"}},
+		// A ninth review: look-alikes the fold did not know. A type a
+		// letter or two from a known one is now a problem of its line.
+		{"type-dotless", "send_fıred with a dotless ı is a misspelt send_fired", []string{"--task", "p1", "--checkpoint", "send"}},
+		{"type-small-caps", "ꜱend_fired with a small capital S is a misspelt send_fired", []string{"--task", "p1", "--checkpoint", "send"}},
+		{"type-hangul-filler", "send_fired with a Hangul filler for its underscore is a misspelt send_fired", []string{"--task", "p1", "--checkpoint", "send"}},
+		{"type-digit", "s3nd_fired is a letter from send_fired", []string{"--task", "p1", "--checkpoint", "send"}},
+		{"type-one-letter", "sent_fired is a letter from send_fired", []string{"--task", "p1", "--checkpoint", "send"}},
 		// A sixth review, of agents' own checks.
 		{"k_quoted", `--checkpoint "send", quoted, is send`, []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"c_globalflag", "effectlint --color never check … is a check", []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},

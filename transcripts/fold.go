@@ -1,6 +1,7 @@
 package transcripts
 
 import (
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -54,7 +55,10 @@ func foldUnicode(dst []byte, s string) ([]byte, bool) {
 			} else if c >= 'A' && c <= 'Z' {
 				dst = append(dst, c+'a'-'A')
 			}
-		case unicode.In(r, unicode.Cf, unicode.Cc, unicode.Zs, unicode.Zl, unicode.Zp, unicode.Mn, unicode.Me, unicode.P):
+		case unicode.In(r, unicode.Cf, unicode.Cc, unicode.Zs, unicode.Zl, unicode.Zp, unicode.Mn, unicode.Me, unicode.P,
+			unicode.Other_Default_Ignorable_Code_Point):
+			// (Other_Default_Ignorable_Code_Point: letters drawn as
+			// nothing, such as the Hangul fillers U+115F and U+3164.)
 		case latinLookalike[r] != 0:
 			dst = append(dst, latinLookalike[r])
 		default:
@@ -82,6 +86,17 @@ var latinLookalike = func() map[rune]byte {
 			m[r] = latin
 		}
 	}
+	// Latin letters drawn like another Latin letter: small capitals, the
+	// dotless i and j, and the IPA forms of a, e, i, l and o.
+	for latin, others := range map[byte]string{
+		'a': "ᴀɑ", 'b': "ʙ", 'c': "ᴄ", 'd': "ᴅ", 'e': "ᴇɛ", 'g': "ɢ", 'h': "ʜ", 'i': "ıɪɩ",
+		'j': "ȷᴊ", 'k': "ᴋ", 'l': "ʟ", 'm': "ᴍ", 'n': "ɴ", 'o': "ᴏɔ", 'p': "ᴘ", 'r': "ʀ",
+		's': "ꜱ", 't': "ᴛ", 'u': "ᴜ", 'v': "ᴠ", 'w': "ᴡ", 'y': "ʏ", 'z': "ᴢ",
+	} {
+		for _, r := range others {
+			m[r] = latin
+		}
+	}
 	return m
 }()
 
@@ -91,10 +106,37 @@ var latinLookalike = func() map[rune]byte {
 type knownNames struct {
 	names  map[string]bool
 	folded map[string]string
+	// nearMemo remembers near's answers: a history repeats its own types
+	// on every line, and near compares with every known name.
+	nearMemo *memo
+}
+
+// memo is a map bounded to memoSize entries (names beyond it are
+// computed each time): the input chooses the names.
+type memo struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+const memoSize = 4096
+
+func (c *memo) get(name string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[name]
+	return v, ok
+}
+
+func (c *memo) put(name, v string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) < memoSize {
+		c.m[name] = v
+	}
 }
 
 func newKnownNames(sets ...map[string]bool) knownNames {
-	k := knownNames{names: map[string]bool{}, folded: map[string]string{}}
+	k := knownNames{names: map[string]bool{}, folded: map[string]string{}, nearMemo: &memo{m: map[string]string{}}}
 	for _, set := range sets {
 		for n := range set {
 			k.names[n] = true
@@ -125,4 +167,94 @@ func variantOf[T string | []byte](k knownNames, name T) string {
 		return ""
 	}
 	return k.folded[string(f)]
+}
+
+// near returns the known name that name comes within one edit of (two,
+// for a known name of eight or more letters), once both are folded: a
+// type one letter from send_fired ("send_fixed", "sendfíred" with a
+// letter no table maps, "s3nd_fired") is a misspelt or disguised
+// crossing as likely as another type, and read as an unknown type its
+// crossing would be lost (a ninth review: a dotless ı, small capitals,
+// a digit for a letter). "" when name is known itself, folds to fewer
+// than five letters, or is near none; the smallest of several.
+func (k knownNames) near(name string) string {
+	if k.names[name] {
+		return ""
+	}
+	if v, ok := k.nearMemo.get(name); ok {
+		return v
+	}
+	v := k.nearUncached(name)
+	k.nearMemo.put(name, v)
+	return v
+}
+
+func (k knownNames) nearUncached(name string) string {
+	var buf [maxVariantBytes]byte
+	f, ok := foldLenient(buf[:0], name)
+	if !ok || len(f) < 5 {
+		return ""
+	}
+	best, bestDist := "", 3
+	for kf, known := range k.folded {
+		limit := 1
+		if len(kf) >= 8 {
+			limit = 2
+		}
+		if d := editDistance(f, kf, limit); d <= limit && (d < bestDist || d == bestDist && known < best) {
+			best, bestDist = known, d
+		}
+	}
+	return best
+}
+
+// foldLenient is foldName with any character it cannot fold read as
+// '?', a letter no name has: near counts it as one edit.
+func foldLenient(dst []byte, name string) ([]byte, bool) {
+	if f, ok := foldName(dst, name); ok {
+		return f, true
+	}
+	dst = dst[:0]
+	for _, r := range norm.NFKD.String(name) {
+		var one [maxVariantBytes]byte
+		f, ok := foldName(one[:0], string(r))
+		if !ok {
+			f = append(one[:0], '?')
+		}
+		dst = append(dst, f...)
+		if len(dst) > maxVariantBytes {
+			return nil, false
+		}
+	}
+	return dst, true
+}
+
+// editDistance is the Levenshtein distance of a and b, or limit+1 once
+// it is known to exceed limit.
+func editDistance(a []byte, b string, limit int) int {
+	if d := len(a) - len(b); d > limit || -d > limit {
+		return limit + 1
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		least := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			least = min(least, cur[j])
+		}
+		if least > limit {
+			return limit + 1
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

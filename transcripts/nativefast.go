@@ -222,7 +222,7 @@ func (nf *nativeFast) bare(file string, num int, spans []span) *Event {
 		return nil
 	}
 	typeName := typ.val[1 : len(typ.val)-1]
-	if knownTypes[string(typeName)] != nil || typeVariant(string(typeName)) != "" {
+	if knownTypes[string(typeName)] != nil || typeVariant(string(typeName)) != "" || variantTypes.near(string(typeName)) != "" {
 		return nil
 	}
 	at, err := time.Parse(time.RFC3339Nano, string(ts.val[1:len(ts.val)-1]))

@@ -91,7 +91,27 @@ func TestNative_TypeCaseVariantIsAProblem(t *testing.T) {
 			}
 		}
 	}
-	for _, typ := range []string{"send_fired", "heartbeat", "sent_fired", "send_fired_twice"} {
+	// A letter or two from a known type (after folding), or a look-alike
+	// the fold now maps, is a problem too:
+	// a misspelt or disguised crossing, read as an unknown type, would be
+	// lost (a ninth review: a dotless ı, small capitals, a Hangul filler,
+	// a digit for a letter).
+	for _, typ := range []string{"sent_fired", "send_fıred", "ѕend_fıred", "ꜱend_fired", "ʀeadback", "send\u3164fired", "send\u115ffired",
+		"s3nd_fired", "s3nd_f1red", "picker_accepte", "readbak", "gate_chek", "outgoing_item_sen", "stat\u00fas", "sendfired!x"} {
+		for _, lean := range []bool{false, true} {
+			var evs []Event
+			line := `{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"` + typ + `"}`
+			res, err := Read([]string{"-"}, Options{Stdin: strings.NewReader(line + "\n"), SpecFieldsOnly: lean}, func(e Event) { evs = append(evs, e) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := res.Inputs[0]
+			if len(evs) != 0 || len(in.Problems) != 1 || !strings.Contains(in.Problems[0].Message, "a letter or two from") && !strings.Contains(in.Problems[0].Message, "differs from") {
+				t.Errorf("type %q (spec fields only %v): events %+v problems %+v", typ, lean, evs, in.Problems)
+			}
+		}
+	}
+	for _, typ := range []string{"send_fired", "heartbeat", "send_fired_twice", "note", "tool_output", "progress", "checkpoint_saved", "resp", "sends"} {
 		in, evs := readString(t, `{"ts":"2026-11-30T07:00:00Z","task":"t1","type":"`+typ+`"}`+"\n", 0)
 		if len(evs) != 1 || len(in.Problems) != 0 {
 			t.Errorf("type %q: events %+v problems %+v", typ, evs, in.Problems)
