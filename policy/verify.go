@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/storage"
@@ -125,6 +126,12 @@ func testError(err error) string {
 	return err.Error()
 }
 
+// perTestTimeout bounds each test (the caller's context bounds the run).
+// OPA's default of 5 s failed the built-in rules' costliest tests (about
+// 1 s alone) on a machine at load 28: a test's time limit must be far
+// from what it needs, or it fails for reasons that are not bugs.
+const perTestTimeout = time.Minute
+
 // runTests compiles modules afresh (the tester adds compiler stages) and
 // runs the tests whose full name matches filter, in file order.
 func runTests(ctx context.Context, modules map[string]*ast.Module, store storage.Store, filter string, trace bool) ([]*tester.Result, error) {
@@ -133,6 +140,7 @@ func runTests(ctx context.Context, modules map[string]*ast.Module, store storage
 		WithEnablePrintStatements(true).
 		WithDefaultRegoVersion(ast.RegoV1)
 	ch, err := tester.NewRunner().
+		SetTimeout(perTestTimeout).
 		SetCompiler(compiler).
 		SetStore(store).
 		SetModules(modules).
