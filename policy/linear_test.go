@@ -44,7 +44,8 @@ func (c *evalCounter) count(t *testing.T, pq *rego.PreparedEvalQuery, in rego.Ev
 // labels among 1,000 approaches ran analyze past its limit) and a ninth
 // (a task interrupted 1,000 times, or 1,000 tasks of one scope, each with
 // an approach, a retreat and a not_sent label: a check took 6 s, analyze
-// ran past its limit).
+// ran past its limit), and a tenth (a check weighing 2,000 scopes whose
+// destinations differ in letter case: 13 s).
 func TestWork_LinearInEveryShapeOfOneScope(t *testing.T) {
 	e := builtinEngine(t)
 	sha := strings.Repeat("0", 64)
@@ -103,6 +104,22 @@ func TestWork_LinearInEveryShapeOfOneScope(t *testing.T) {
 			for k := 0; k < n; k++ {
 				w := fmt.Sprintf("w%d", k)
 				ls = append(ls, ev(w, "picker_opened"), ev(w, "picker_dismissed"), line{"task": w, "type": "status", "label": "not_sent"},
+					line{"task": w, "type": "task_ended", "status": "failed"})
+			}
+			return ls
+		}},
+		{"scopes a check weighs, their destinations differing in letter case", func(n int) []line {
+			ls := []line{started("p1"), {"task": "p1", "type": "intent", "destination": map[string]any{"provider": "slack", "id": "cabcdefghij"}, "content": map[string]any{"sha256": sha}}}
+			for k := 0; k < n; k++ {
+				w := fmt.Sprintf("w%d", k)
+				id := []byte("cabcdefghij")
+				for b := range 10 {
+					if k&(1<<b) != 0 {
+						id[b+1] -= 'a' - 'A'
+					}
+				}
+				ls = append(ls, started(w), line{"task": w, "type": "intent", "destination": map[string]any{"provider": "slack", "id": string(id)}, "content": map[string]any{"sha256": sha}},
+					ev(w, "picker_opened"), ev(w, "picker_dismissed"), line{"task": w, "type": "status", "label": "not_sent"},
 					line{"task": w, "type": "task_ended", "status": "failed"})
 			}
 			return ls
