@@ -47,6 +47,9 @@ func (c *evalCounter) count(t *testing.T, pq *rego.PreparedEvalQuery, in rego.Ev
 // ran past its limit), and a tenth (a check weighing 2,000 scopes whose
 // destinations differ in letter case: 13 s).
 func TestWork_LinearInEveryShapeOfOneScope(t *testing.T) {
+	if testing.Short() {
+		t.Skip("counts OPA's expressions over seven histories twice (about 8 s); runs without -short")
+	}
 	e := builtinEngine(t)
 	sha := strings.Repeat("0", 64)
 	type line = map[string]any
