@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/effectlint/effectlint/effect"
+	"github.com/effectlint/effectlint/internal/editdist"
 	"github.com/effectlint/effectlint/transcripts"
 )
 
@@ -355,7 +356,7 @@ func suggestFlag(c *cobra.Command, typed string) string {
 		if f.Hidden {
 			return
 		}
-		d := levenshtein(strings.ToLower(typed), f.Name)
+		d := editdist.Within(strings.ToLower(typed), f.Name, -1)
 		limit := 2
 		if len(typed) <= 4 {
 			limit = 1
@@ -368,31 +369,4 @@ func suggestFlag(c *cobra.Command, typed string) string {
 		}
 	})
 	return best
-}
-
-// levenshtein is the edit distance of a and b (insertions, deletions,
-// substitutions, and a swap of two neighbours counted as one).
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
 }

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/effectlint/effectlint/internal/editdist"
 )
 
 // maxVariantBytes bounds the folded names the variant checks compare: the
@@ -201,7 +203,7 @@ func (k knownNames) nearUncached(name string) string {
 		if len(kf) >= 8 {
 			limit = 2
 		}
-		if d := editDistance(f, kf, limit); d <= limit && (d < bestDist || d == bestDist && known < best) {
+		if d := editdist.Within(string(f), kf, limit); d <= limit && (d < bestDist || d == bestDist && known < best) {
 			best, bestDist = known, d
 		}
 	}
@@ -227,34 +229,4 @@ func foldLenient(dst []byte, name string) ([]byte, bool) {
 		}
 	}
 	return dst, true
-}
-
-// editDistance is the Levenshtein distance of a and b, or limit+1 once
-// it is known to exceed limit.
-func editDistance(a []byte, b string, limit int) int {
-	if d := len(a) - len(b); d > limit || -d > limit {
-		return limit + 1
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		least := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			least = min(least, cur[j])
-		}
-		if least > limit {
-			return limit + 1
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
