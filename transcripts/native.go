@@ -386,7 +386,7 @@ func parseNativeLine(file string, num int, r gjson.Result, keep func(string) boo
 	if known := typeVariant(typ.Str); known != "" {
 		return fail(task.Str, fmt.Sprintf("type %q differs from %s only in letter case or separators: a misspelt %s or another type, it cannot be told", clip(typ.Str, 60), known, known))
 	}
-	if known := variantTypes.near(typ.Str); known != "" && knownTypes[typ.Str] == nil {
+	if known := variantTypes.near(typ.Str); known != "" {
 		return fail(task.Str, fmt.Sprintf("type %q is a letter or two from %s: a misspelt or disguised %s or another type, it cannot be told", clip(typ.Str, 60), known, known))
 	}
 	tsRaw := r.Get("ts")

@@ -96,17 +96,17 @@ crossing_or_retreat(f) if crossing(f)
 
 crossing_or_retreat(f) if retreat(f)
 
-# unresolved_in(a, last): a is an approach that nothing after it resolved,
-# last being q_last (the lists a check weighs).
-unresolved_in(a, last) if {
+# unresolved_weighed(a): a is an approach that nothing after it resolved
+# among the facts a check weighs (q_last).
+unresolved_weighed(a) if {
 	approach(a)
-	not resolved_by(a, last)
+	not resolved_weighed(a)
 }
 
-# (Written inline as `not a.seq < last[[a.task, a.segment]]`, the negation
-# was false when the key is missing, with OPA 1.22: a named rule keeps it
-# plain.)
-resolved_by(a, last) if a.seq < last[[a.task, a.segment]]
+# (Written inline as `not a.seq < q_last[[a.task, a.segment]]`, the
+# negation was false when the key is missing, with OPA 1.22: a named rule
+# keeps it plain.)
+resolved_weighed(a) if a.seq < q_last[[a.task, a.segment]]
 
 # unresolved_in_scope(sid, a): a, a fact of key scope sid, is an approach
 # that nothing after it in that scope resolved.
@@ -159,7 +159,7 @@ status_unknown(facts, _, _) if {
 }
 
 # open: the facts' approaches in ended segments that nothing resolved (the
-# caller weighs them in its list: open_in_scope, or with q_last).
+# caller weighs them in its list: open_in_scope, or unresolved_weighed).
 status_unknown(_, _, open) if {
 	some f in open
 }
@@ -535,18 +535,18 @@ confirmed_before(s, l) if first_confirmation[[s.id, l.task]] < l.seq
 # did 1,000 tasks of one scope with a label each (a ninth review, issue
 # 15). scope_task_evidence lists a task's crossings, approaches and
 # retreats in a scope, in order; task_first_confirmation is the seq of its
-# first confirmation there, and first_confirmation the first of a
-# labelling task's evidence.
+# first confirmation there (a confirmation is a crossing), and
+# first_confirmation the first of a labelling task's evidence.
 scope_task_evidence := {k: fs |
 	some k in {[s.id, f.task] | some s in input.scopes; some f in s.facts; approach_crossing_or_retreat(f)}
 	[sid, t] := k
 	fs := [x | some s in input.scopes; s.id == sid; some x in s.facts; x.task == t; approach_crossing_or_retreat(x)]
 }
 
-task_first_confirmation := {k: min(seqs) |
-	some k in {[s.id, g.task] | some s in input.scopes; some g in s.facts; g.type in {"readback", "response"}; confirmation(g)}
-	[sid, t] := k
-	seqs := [g.seq | some s in input.scopes; s.id == sid; some g in s.facts; g.task == t; g.type in {"readback", "response"}; confirmation(g)]
+task_first_confirmation := {k: cs[0].seq |
+	some k, fs in scope_task_evidence
+	cs := [x | some x in fs; x.type in {"readback", "response"}; confirmation(x)]
+	count(cs) > 0
 }
 
 first_confirmation := {[sid, id]: min(seqs) |
@@ -1048,8 +1048,7 @@ weighed_unrecorded := sprintf(" (with the scopes of intents whose authorization 
 	count(others) > 0
 } else := ""
 
-held_approaches := [a | some a in others_facts; not a.segment_ended; unresolved_in(a, q_last)]
-
+held_approaches := [a | some a in others_facts; not a.segment_ended; unresolved_weighed(a)]
 
 # METADATA
 # title: Key consumed
@@ -1068,7 +1067,7 @@ consuming(f) if label_claims_sent(f)
 
 consuming(f) if {
 	f.segment_ended
-	unresolved_in(f, q_last)
+	unresolved_weighed(f)
 }
 
 tasks_of(facts) := sort({f.task | some f in facts})
@@ -1104,7 +1103,7 @@ already_crossed(f) if label_claims_sent(f)
 # have fired.
 already_crossed(f) if {
 	f.segment_ended
-	unresolved_in(f, q_last)
+	unresolved_weighed(f)
 }
 
 own_crossing_text(f) := sprintf("label %s at %s", [f.label, f.ts]) if f.type == "status"
@@ -1258,9 +1257,9 @@ fact_intent(f) := i if {
 
 # The approaches in ended segments that nothing resolved, among the facts a
 # check weighs and among the other tasks' (state_of's open).
-q_open := [f | some f in q_facts; f.segment_ended; unresolved_in(f, q_last)]
+q_open := [f | some f in q_facts; f.segment_ended; unresolved_weighed(f)]
 
-others_open := [f | some f in others_facts; f.segment_ended; unresolved_in(f, q_last)]
+others_open := [f | some f in others_facts; f.segment_ended; unresolved_weighed(f)]
 
 # The seq of the last crossing or retreat of each task and segment among
 # the facts a check weighs (q_facts): an approach before it is resolved.

@@ -1841,7 +1841,7 @@ test_gate_a_task_holding_only_a_may_be_same_scope_starts_now if {
 }
 
 # The indexes that replace scans (quadratic: an eighth and a ninth review)
-# stand for the scans: q_last with unresolved_in (the facts a check
+# stand for the scans: q_last with unresolved_weighed (the facts a check
 # weighs), resolution_after with unresolved_in_scope (a key scope's facts),
 # the labels' own_contradicting and lineage_contradicting (what contradicts
 # a not_sent label), and unkeyed_last_resolution with unkeyed_resolved.
@@ -1929,7 +1929,7 @@ first_of(facts) := [f | some f in facts; f.seq == min([g.seq | some g in facts])
 
 else := "none"
 
-is_unresolved_in(a, last) if unresolved_in(a, last)
+is_unresolved_weighed(a) if unresolved_weighed(a)
 
 else := false
 
@@ -1961,7 +1961,7 @@ test_q_last_is_the_scan if {
 # machine.
 q_last_agrees if {
 	every a in q_facts {
-		is_unresolved_in(a, q_last) == is_scanned_unresolved(a, q_facts)
+		is_unresolved_weighed(a) == is_scanned_unresolved(a, q_facts)
 	}
 }
 
@@ -2002,11 +2002,11 @@ world_holds_each_answer if {
 	facts := input.scopes[0].facts
 	some a in facts
 	unresolved_in_scope("s", a)
-	unresolved_in(a, q_last)
+	unresolved_weighed(a)
 	some b in facts
 	approach(b)
 	not unresolved_in_scope("s", b)
-	not unresolved_in(b, q_last)
+	not unresolved_weighed(b)
 	some l in facts
 	l.type == "status"
 	l.task == "t2"
