@@ -203,7 +203,7 @@ func (k knownNames) nearUncached(name string) string {
 		if len(kf) >= 8 {
 			limit = 2
 		}
-		if d := editdist.Within(string(f), kf, limit); d <= limit && (d < bestDist || d == bestDist && known < best) {
+		if d := editdist.WithinWild(string(f), kf, limit, wildLetter); d <= limit && (d < bestDist || d == bestDist && known < best) {
 			best, bestDist = known, d
 		}
 	}
@@ -211,7 +211,21 @@ func (k knownNames) nearUncached(name string) string {
 }
 
 // foldLenient is foldName with any character it cannot fold read as
-// '?', a letter no name has: near counts it as one edit.
+// '?', a letter no name has (near counts it as one edit), or, for a letter
+// of a script drawn like Latin that no table maps, as wildLetter, which
+// near lets stand for any letter: a tenth review wrote send_fired in Lisu
+// (ꓢꓰꓠꓓ_ꓝꓲꓣꓰꓓ), in Cherokee and Armenian capitals, and with Latin letters
+// that carry a hook or a stroke (reaɗɓacƙ); tables of such letters do not
+// end. Cyrillic and Greek have their table, and their other letters make
+// other words (a Russian type name is another type).
+func drawnLikeLatin(r rune) bool {
+	return unicode.In(r, unicode.Lisu, unicode.Cherokee, unicode.Armenian, unicode.Coptic, unicode.Latin) && unicode.IsLetter(r)
+}
+
+// wildLetter stands, in a leniently folded name, for a letter drawn like
+// a Latin one.
+const wildLetter = '*'
+
 func foldLenient(dst []byte, name string) ([]byte, bool) {
 	if f, ok := foldName(dst, name); ok {
 		return f, true
@@ -220,7 +234,11 @@ func foldLenient(dst []byte, name string) ([]byte, bool) {
 	for _, r := range norm.NFKD.String(name) {
 		var one [maxVariantBytes]byte
 		f, ok := foldName(one[:0], string(r))
-		if !ok {
+		switch {
+		case ok:
+		case drawnLikeLatin(r):
+			f = append(one[:0], wildLetter)
+		default:
 			f = append(one[:0], '?')
 		}
 		dst = append(dst, f...)

@@ -8,7 +8,11 @@ import "unicode/utf8"
 // Within returns the edit distance of a and b (insertions, deletions,
 // substitutions, and a swap of two neighbours counted as one), or limit+1
 // as soon as it is known to be over limit. A negative limit means none.
-func Within(a, b string, limit int) int {
+func Within(a, b string, limit int) int { return WithinWild(a, b, limit, -1) }
+
+// WithinWild is Within where the rune wild in a stands for any one rune of
+// b at no cost (-1: none does).
+func WithinWild(a, b string, limit int, wild rune) int {
 	if limit >= 0 {
 		// Names of lengths too far apart are the common case of a
 		// bounded question: answered before anything is allocated.
@@ -28,7 +32,7 @@ func Within(a, b string, limit int) int {
 		least := cur[0]
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
-			if ra[i-1] == rb[j-1] {
+			if ra[i-1] == rb[j-1] || ra[i-1] == wild {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)

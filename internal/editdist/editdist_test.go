@@ -46,3 +46,20 @@ func TestWithin_BoundAgreesWithTheDistance(t *testing.T) {
 		}
 	}
 }
+
+func TestWithinWild(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		{"*e*dfired", "sendfired", 0},
+		{"*********", "sendfired", 0},
+		{"**********", "sendfired", 1},
+		{"s*ndfirxd", "sendfired", 1},
+		{"sendfired", "*endfired", 1}, // only a's wild rune is wild
+	} {
+		if got := WithinWild(c.a, c.b, 2, '*'); got != c.want {
+			t.Errorf("WithinWild(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+}
