@@ -519,7 +519,12 @@ func (e *Engine) Check(ctx context.Context, f *analyzer.Facts) (*Gate, error) {
 	if f.Query == nil {
 		return nil, fmt.Errorf("policy: check needs a query")
 	}
-	b, err := evalBindings(ctx, *e.check, checkInput(f, e.scopeTypes, e.unkeyedTypes))
+	return e.check1(ctx, newCheckDoc(f, e.scopeTypes, e.unkeyedTypes), f.Query)
+}
+
+// check1 decides the gate for q over doc's history.
+func (e *Engine) check1(ctx context.Context, doc *checkDoc, q *analyzer.Query) (*Gate, error) {
+	b, err := evalBindings(ctx, *e.check, doc.input(q))
 	if err != nil {
 		return nil, err
 	}
@@ -532,7 +537,7 @@ func (e *Engine) Check(ctx context.Context, f *analyzer.Facts) (*Gate, error) {
 	}
 	var stops []Reason
 	if e.checkCustom != nil {
-		b, err := evalBindings(ctx, *e.checkCustom, wholeInput(f))
+		b, err := evalBindings(ctx, *e.checkCustom, doc.wholeInput(q))
 		if err != nil {
 			return nil, err
 		}
@@ -575,9 +580,13 @@ func (e *Engine) CheckEach(ctx context.Context, f *analyzer.Facts, qs []*analyze
 	}
 	gates := make([]*Gate, len(qs))
 	primary := -1
+	doc := newCheckDoc(f, e.scopeTypes, e.unkeyedTypes)
 	for i, q := range qs {
+		if q == nil {
+			return nil, fmt.Errorf("policy: check needs a query")
+		}
 		f.Query = q
-		g, err := e.Check(ctx, f)
+		g, err := e.check1(ctx, doc, q)
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -136,23 +137,146 @@ func groupPart(f *analyzer.Facts, group []int, types map[string]bool, byKey map[
 	return p
 }
 
-// checkInput is the gate's input: the whole document without extra fields
-// and without the scopes no gate rule reads (TestCheckInput_SameDecisionAsWhole):
-// it keeps the scope asked about and every scope of the same content
-// whose destination the rules may find the same (rules.rego's
-// may_be_same decides which), with their facts of the given types (nil:
+// checkDoc is the gate's input for one history that is asked several
+// questions: a resume check asks one per intent the task holds or
+// inherits (analyzer.Facts.AskAll). What every question shares (the tasks,
+// unkeyed facts, inputs, titles, problems) is converted once; each
+// question adds its own scopes and itself. Converting the whole document
+// for each question was quadratic: a task with 800 intents spent 4.5 s of
+// 6.5 building inputs (issue 15).
+type checkDoc struct {
+	f            *analyzer.Facts
+	types        map[string]bool
+	unkeyedTypes map[string]bool
+	shared       [][2]*ast.Term // checkInput's, built on first use
+	whole        [][2]*ast.Term // wholeInput's (users' rules), built on first use
+	index        *scopeIndex    // built on first use
+}
+
+// scopeIndex finds the scopes a question may weigh without looking at
+// every scope. A scope is left out only when no rule of rules.rego's
+// weighed_scope can weigh it: its content differs from the asked key's,
+// or both destinations are strong (a provider and an id), their folded
+// identities differ, and the identities the history gives an asked title
+// do not name it (may_be_same_as_asked). Every other case is left to the
+// rules. The folding is the rules' own: OPA's trim_space and lower are
+// Go's strings.TrimSpace and strings.ToLower
+// (TestScopeIndex_KeepsEveryScopeTheRulesMayWeigh). Before, every scope of
+// the content was given: a resume check of a task that sent one file to
+// N channels asks N questions (one per intent), each weighing N scopes;
+// 400 intents took 24 s (issue 15).
+type scopeIndex struct {
+	byID      map[string][]int
+	byContent map[string]*contentScopes
+}
+
+// contentScopes are the scopes of one content, by position in f.Scopes.
+type contentScopes struct {
+	all    []int
+	weak   []int            // destination not strong: any question may weigh it
+	strong map[string][]int // by folded identity
+}
+
+func newScopeIndex(scopes []*analyzer.Scope) *scopeIndex {
+	x := &scopeIndex{byID: map[string][]int{}, byContent: map[string]*contentScopes{}}
+	for i, s := range scopes {
+		x.byID[s.ID] = append(x.byID[s.ID], i)
+		c := x.byContent[s.ContentSHA256]
+		if c == nil {
+			c = &contentScopes{strong: map[string][]int{}}
+			x.byContent[s.ContentSHA256] = c
+		}
+		c.all = append(c.all, i)
+		if strongDestination(s.Destination) {
+			id := foldedIdentity(s.Destination)
+			c.strong[id] = append(c.strong[id], i)
+		} else {
+			c.weak = append(c.weak, i)
+		}
+	}
+	return x
+}
+
+// weighable lists, in the scopes' order, the positions of the scopes
+// question q may weigh: the scope asked about and, for a key, the scopes
+// of its content the rules may weigh.
+func (x *scopeIndex) weighable(q *analyzer.Query) []int {
+	at := slices.Clone(x.byID[q.ScopeID])
+	if c := x.byContent[q.ContentSHA256]; c != nil && q.Key != "" {
+		if !strongDestination(q.Destination) {
+			at = append(at, c.all...)
+		} else {
+			at = append(at, c.weak...)
+			at = append(at, c.strong[foldedIdentity(q.Destination)]...)
+			for _, id := range q.Identities {
+				at = append(at, c.strong[id]...)
+			}
+		}
+	}
+	slices.Sort(at)
+	return slices.Compact(at)
+}
+
+func newCheckDoc(f *analyzer.Facts, types, unkeyedTypes map[string]bool) *checkDoc {
+	return &checkDoc{f: f, types: types, unkeyedTypes: unkeyedTypes}
+}
+
+// input is the gate's input for q: the whole document without extra
+// fields and without the scopes no gate rule reads
+// (TestCheckInput_SameDecisionAsWhole). It keeps the scope asked about
+// and every scope of the same content whose destination the rules may
+// find the same (scopeIndex), with their facts of the given types (nil:
 // all).
-func checkInput(f *analyzer.Facts, types, unkeyedTypes map[string]bool) ast.Value {
-	p := part{facts: f, scopes: []*analyzer.Scope{}, global: true, authorizations: f.Authorizations, types: types, unkeyedTypes: unkeyedTypes}
+func (d *checkDoc) input(q *analyzer.Query) ast.Value {
+	f := d.f
+	p := part{facts: f, scopes: []*analyzer.Scope{}, global: true, authorizations: f.Authorizations, types: d.types, unkeyedTypes: d.unkeyedTypes}
 	if f.Scopes == nil {
 		p.scopes = nil
 	}
-	for _, s := range f.Scopes {
-		if f.Query != nil && (s.ID == f.Query.ScopeID || f.Query.Key != "" && s.ContentSHA256 == f.Query.ContentSHA256) {
-			p.scopes = append(p.scopes, s)
-		}
+	if d.index == nil {
+		d.index = newScopeIndex(f.Scopes)
 	}
-	return p.value()
+	for _, i := range d.index.weighable(q) {
+		p.scopes = append(p.scopes, f.Scopes[i])
+	}
+	if d.shared == nil {
+		d.shared = p.sharedItems()
+	}
+	return asking(d.shared, p.scopesTerm(), q)
+}
+
+// wholeInput is wholeInput(f) with f.Query = q: what users' rules see.
+func (d *checkDoc) wholeInput(q *analyzer.Query) ast.Value {
+	p := part{facts: d.f, scopes: d.f.Scopes, global: true, authorizations: d.f.Authorizations, fields: true}
+	if d.whole == nil {
+		d.whole = append(p.sharedItems(), item("scopes", p.scopesTerm()))
+	}
+	return asking(d.whole, nil, q)
+}
+
+// asking is a document of the shared items (left as they are: no
+// evaluation changes its input), the scopes when not nil, and the query.
+func asking(shared [][2]*ast.Term, scopes *ast.Term, q *analyzer.Query) ast.Value {
+	items := make([][2]*ast.Term, 0, len(shared)+2)
+	items = append(items, shared...)
+	if scopes != nil {
+		items = append(items, item("scopes", scopes))
+	}
+	return ast.NewObject(append(items, item("query", query(q)))...)
+}
+
+// checkInput is the gate's input for f.Query (checkDoc.input).
+func checkInput(f *analyzer.Facts, types, unkeyedTypes map[string]bool) ast.Value {
+	return newCheckDoc(f, types, unkeyedTypes).input(f.Query)
+}
+
+// strongDestination and foldedIdentity are rules.rego's.
+func strongDestination(d analyzer.Destination) bool {
+	return strings.TrimSpace(d.Provider) != "" && strings.TrimSpace(d.ID) != ""
+}
+
+func foldedIdentity(d analyzer.Destination) string {
+	return strings.ToLower(strings.TrimSpace(d.Provider) + "/" + strings.TrimSpace(d.ID))
 }
 
 type evalTimeoutKey struct{}

@@ -277,8 +277,24 @@ func query(q *analyzer.Query) *ast.Term {
 
 // value builds the part's input document.
 func (p part) value() ast.Value {
-	f := p.facts
+	items := append(p.sharedItems(), item("scopes", p.scopesTerm()))
+	if p.facts.Query != nil {
+		items = append(items, item("query", query(p.facts.Query)))
+	}
+	return ast.NewObject(items...)
+}
+
+// scopesTerm is the part's scopes, each with its facts of p.types.
+func (p part) scopesTerm() *ast.Term {
 	c := factConv{fields: p.fields, types: p.types}
+	return list(p.scopes, func(s **analyzer.Scope) *ast.Term { return c.scope(*s) })
+}
+
+// sharedItems is every item of the part's document but its scopes and
+// its query: what every question a check asks of one history shares
+// (checkDoc).
+func (p part) sharedItems() [][2]*ast.Term {
+	f := p.facts
 	tasks := p.tasks
 	if tasks == nil {
 		tasks = f.Tasks
@@ -287,7 +303,6 @@ func (p part) value() ast.Value {
 	for id, t := range tasks {
 		taskItems = append(taskItems, [2]*ast.Term{sterm(id), task(t)})
 	}
-	scopes := list(p.scopes, func(s **analyzer.Scope) *ast.Term { return c.scope(*s) })
 	empty := ast.ArrayTerm
 	inputs, skipped, unkeyed, unattributed := empty(), empty(), empty(), empty()
 	titles := obj()
@@ -315,13 +330,9 @@ func (p part) value() ast.Value {
 	} else {
 		tasksTerm = obj(taskItems...)
 	}
-	items := []([2]*ast.Term){item("version", sterm(f.Version)), item("inputs", inputs), item("skipped", skipped),
-		item("tasks", tasksTerm), item("scopes", scopes), item("unkeyed", unkeyed),
+	return []([2]*ast.Term){item("version", sterm(f.Version)), item("inputs", inputs), item("skipped", skipped),
+		item("tasks", tasksTerm), item("unkeyed", unkeyed),
 		item("authorizations", list(p.authorizations, authorization)), item("titles", titles),
 		item("unattributed_problems", unattributed),
 		item("options", obj(item("require_checks", boolean(f.Options.RequireChecks))))}
-	if f.Query != nil {
-		items = append(items, item("query", query(f.Query)))
-	}
-	return ast.NewObject(items...)
 }

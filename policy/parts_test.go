@@ -352,8 +352,13 @@ func TestProperty_PartsJudgeAsTheWhole(t *testing.T) {
 		var lines []string
 		for i := 0; i < n; i++ {
 			task := "t" + string(rune('1'+i))
-			key := rapid.SampledFrom([]string{"C1", "C2", "C3"}).Draw(rt, "key")
-			lines = append(lines, `{"ts":"2026-11-30T07:00:0`+string(rune('0'+i))+`Z","task":"`+task+`","type":"intent","destination":{"provider":"slack","id":"`+key+`"},"content":{"sha256":"`+digestAB+`"}}`)
+			// Destinations that are others', or may be the same (letter
+			// case, a title): the gate's input keeps only the scopes the
+			// rules may weigh (scopeIndex).
+			dest := rapid.SampledFrom([]string{`{"provider":"slack","id":"C1"}`, `{"provider":"slack","id":"C2"}`,
+				`{"provider":"slack","id":"C3"}`, `{"provider":"Slack","id":" c1"}`, `{"provider":"slack","id":"C2","title":"#x"}`,
+				`{"title":"#X"}`}).Draw(rt, "destination")
+			lines = append(lines, `{"ts":"2026-11-30T07:00:0`+string(rune('0'+i))+`Z","task":"`+task+`","type":"intent","destination":`+dest+`,"content":{"sha256":"`+digestAB+`"}}`)
 			for j, body := range rapid.SliceOfN(rapid.SampledFrom(bodies), 0, 8).Draw(rt, "events") {
 				lines = append(lines, `{"ts":"2026-11-30T07:01:`+twoDigits(j)+`Z","task":"`+task+`",`+body+`}`)
 			}

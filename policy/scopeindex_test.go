@@ -1,0 +1,105 @@
+package policy
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/rego"
+	"pgregory.net/rapid"
+
+	"github.com/effectlint/effectlint/analyzer"
+)
+
+// The gate is given only the scopes scopeIndex keeps. That is safe only if
+// it keeps every scope the rules may weigh: this asks rules.rego's own
+// weighed_scope of every scope of a random set (destinations differing in
+// letter case, white space, titles, with no identity at all; several
+// contents and scope names) and holds the index to a superset of its
+// answer. Equality is not asked: the index keeps every scope whose
+// destination is not strong and leaves the rest to the rules.
+func TestScopeIndex_KeepsEveryScopeTheRulesMayWeigh(t *testing.T) {
+	e := builtinEngine(t)
+	pq, err := rego.New(rego.Compiler(e.compiler), rego.Store(e.store),
+		rego.Query(`x := [i | some i, s in input.scopes; data.effectlint.weighed_scope(s)]`)).PrepareForEval(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	providers := []string{"slack", "Slack", " slack ", "SLACK\t", "", " ", "teams"}
+	ids := []string{"C1", "c1", " C1", "C2", "", "İ", "i̇", "ǅ", "ǆ"}
+	titles := []string{"", "#x", "#X", " #x  ", "#y"}
+	dest := func(rt *rapid.T, label string) analyzer.Destination {
+		return analyzer.Destination{Provider: rapid.SampledFrom(providers).Draw(rt, label+"-provider"),
+			ID: rapid.SampledFrom(ids).Draw(rt, label+"-id"), Title: rapid.SampledFrom(titles).Draw(rt, label+"-title")}
+	}
+	contents := []string{strings.Repeat("ab", 32), strings.Repeat("cd", 32)}
+	scopeNames := []string{"original", "a1"}
+	left, kept := 0, 0
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 8).Draw(rt, "scopes")
+		f := &analyzer.Facts{Version: "1", Tasks: map[string]*analyzer.Task{}}
+		for i := 0; i < n; i++ {
+			d := dest(rt, "scope")
+			c := rapid.SampledFrom(contents).Draw(rt, "content")
+			name := rapid.SampledFrom(scopeNames).Draw(rt, "scope-name")
+			key := "v1|" + d.Provider + "/" + d.ID + "|sha256=" + c
+			f.Scopes = append(f.Scopes, &analyzer.Scope{ID: key + "#" + name, Key: key, Scope: name,
+				Destination: d, ContentSHA256: c, Tasks: []string{}, Facts: []analyzer.Fact{}})
+		}
+		q := &analyzer.Query{Task: "t1", Checkpoint: "send", Destination: dest(rt, "asked"),
+			ContentSHA256: rapid.SampledFrom(contents).Draw(rt, "asked-content"),
+			Scope:         rapid.SampledFrom(scopeNames).Draw(rt, "asked-scope"), Titles: []string{}, Identities: []string{}}
+		q.Key = "v1|" + q.Destination.Provider + "/" + q.Destination.ID + "|sha256=" + q.ContentSHA256
+		if rapid.Bool().Draw(rt, "no-key") {
+			q.Key = ""
+		}
+		q.ScopeID = q.Key + "#" + q.Scope
+		if rapid.Bool().Draw(rt, "asks-a-scope") {
+			q.ScopeID = rapid.SampledFrom(f.Scopes).Draw(rt, "asked-id").ID
+		}
+		for _, s := range f.Scopes {
+			if rapid.IntRange(0, 3).Draw(rt, "identity-given") == 0 {
+				q.Identities = append(q.Identities, foldedIdentity(s.Destination))
+			}
+		}
+		if rapid.Bool().Draw(rt, "title-given") {
+			q.Titles = append(q.Titles, "#x")
+		}
+		f.Query = q
+		in := part{facts: f, scopes: f.Scopes, global: true, authorizations: []analyzer.Authorization{}}.value()
+		rs, err := pq.Eval(context.Background(), rego.EvalParsedInput(in))
+		if err != nil || len(rs) != 1 {
+			rt.Fatalf("%v %v", rs, err)
+		}
+		weighed := rs[0].Bindings["x"].([]any)
+		got := newScopeIndex(f.Scopes).weighable(q)
+		for _, w := range weighed {
+			i, _ := w.(json.Number).Int64()
+			if !slices.Contains(got, int(i)) {
+				rt.Fatalf("the rules weigh scope %d (%+v) for %+v; the index left it out (kept %v)", i, f.Scopes[i], q, got)
+			}
+		}
+		left += n - len(got)
+		kept += len(got)
+	})
+	if left == 0 || kept == 0 {
+		t.Errorf("the index left out %d scopes and kept %d: the comparison proves little", left, kept)
+	}
+}
+
+// A scope the index keeps is given to the rules whole: its place in the
+// input's order is kept too (q_tasks takes each task from the first
+// weighed scope that lists it).
+func TestScopeIndex_KeepsTheScopesOrder(t *testing.T) {
+	var scopes []*analyzer.Scope
+	for i, p := range []string{"", "slack", "Slack", "slack", ""} {
+		scopes = append(scopes, &analyzer.Scope{ID: string(rune('a' + i)), ContentSHA256: "c",
+			Destination: analyzer.Destination{Provider: p, ID: "C1", Title: "#x"}})
+	}
+	q := &analyzer.Query{Key: "k", ScopeID: "e", ContentSHA256: "c", Destination: analyzer.Destination{Provider: "SLACK", ID: "c1"}}
+	if got := newScopeIndex(scopes).weighable(q); !slices.Equal(got, []int{0, 1, 2, 3, 4}) {
+		t.Errorf("weighable: %v, want every scope once, in order", got)
+	}
+}
