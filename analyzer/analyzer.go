@@ -250,6 +250,10 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 		f.Skipped = []string{}
 	}
 	evidence := make([]uint32, 0, b.nfacts) // facts, in order
+	// The intents declared so far, by task and intent id: comparing each
+	// intent with every earlier one of its task was quadratic in a task's
+	// intents.
+	declared := map[[2]string][]int{}
 	for seq, r := range b.order {
 		ts, id := at(r)
 		t := f.task(id)
@@ -345,16 +349,22 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 		case "intent":
 			in := b.intent(e, seq, len(t.Intents))
 			in.at = ts
-			for _, prev := range t.Intents {
-				if prev.ID == in.ID && (prev.Key != in.Key || prev.Key == "" || prev.Authorization != in.Authorization) {
-					// Evidence that names this id could mean either.
+			same := [2]string{t.ID, in.ID}
+			for _, i := range declared[same] {
+				if prev := t.Intents[i]; prev.Key != in.Key || prev.Key == "" || prev.Authorization != in.Authorization {
+					// Evidence that names this id could mean either. One
+					// reason per declaration, naming the first it differs
+					// from: one per pair made N declarations of one id
+					// N²/2 reasons (300 took a check 4.7 s, issue 15).
 					t.incomplete(fmt.Sprintf("intent %s is declared twice, with different keys (%s:%d, %s:%d)",
 						in.ID, prev.At.File, prev.At.Line, in.At.File, in.At.Line))
+					break
 				}
 			}
 			if n := len(t.Intents); n > 0 && t.Intents[n-1].at == in.at {
 				t.Intents[n-1].tied, in.tied = true, true // in time order: ties are neighbours
 			}
+			declared[same] = append(declared[same], len(t.Intents))
 			t.Intents = append(t.Intents, in)
 		case "authorization":
 			f.Authorizations = append(f.Authorizations, b.authorization(e, seq))
@@ -362,17 +372,21 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 	}
 	b.lives, b.order, b.factSrc, lifeAt = nil, nil, nil, nil // factAt: until the facts are attributed
 	f.addProblems(b.problems)
-	f.linkTasks()
+	onCycle := f.linkLineages()
+	f.linkTasks(onCycle)
 	f.markProblems()
 	f.unrecordedAuthorizations()
+	inherited := f.inheritedIntents(onCycle)
 	for _, t := range f.Tasks {
 		if t.Relation == "resumed" {
 			// Also when it declares intents of its own later: until then
 			// its evidence is the inherited intent's.
-			t.InheritedIntent = f.inheritedIntent(t)
+			if in := inherited[t]; in != nil {
+				c := *in
+				t.InheritedIntent = &c
+			}
 			f.inheritedAtATie(t)
 		}
-		t.Lineage = f.lineage(t)
 	}
 	f.rankTasks()
 	scopes := f.openScopes()
@@ -585,7 +599,9 @@ func (t *Task) incomplete(why string) {
 
 // linkTasks marks the tasks that are referenced but have no history (they
 // were created when first named) and records which task supersedes which.
-func (f *Facts) linkTasks() {
+// onCycle holds the tasks whose resumes links come back to them
+// (linkLineages).
+func (f *Facts) linkTasks(onCycle map[*Task]bool) {
 	ids := f.sortedTaskIDs()
 	for _, id := range ids {
 		t := f.Tasks[id]
@@ -603,7 +619,7 @@ func (f *Facts) linkTasks() {
 		// lineage: which task continues which cannot be told (SPEC §3).
 		if t.Resumes == t.ID {
 			t.incomplete("resumes itself")
-		} else if f.inCycle(t) {
+		} else if onCycle[t] {
 			t.incomplete("its resumes links form a cycle")
 		}
 		if t.Relation != "resumed" {
@@ -619,18 +635,6 @@ func (f *Facts) linkTasks() {
 			r.SupersededBy = t.ID
 		}
 	}
-}
-
-// inCycle reports whether following resumes links from t comes back to t.
-func (f *Facts) inCycle(t *Task) bool {
-	seen := map[string]bool{}
-	for cur := f.Tasks[t.Resumes]; cur != nil && !seen[cur.ID]; cur = f.Tasks[cur.Resumes] {
-		if cur.ID == t.ID {
-			return true
-		}
-		seen[cur.ID] = true
-	}
-	return false
 }
 
 // addProblems gives each problem the analyzer found to its input.
@@ -778,26 +782,184 @@ func (f *Facts) rankTasks() {
 	}
 }
 
-// lineage follows `resumes` links (cycles cut) to the tasks t continues.
-func (f *Facts) lineage(t *Task) []string {
-	out := []string{}
-	seen := map[string]bool{t.ID: true}
-	for cur := f.Tasks[t.Resumes]; cur != nil && !seen[cur.ID]; cur = f.Tasks[cur.Resumes] {
-		seen[cur.ID] = true
-		out = append(out, cur.ID)
+// linkLineages sets every task's Lineage: the tasks it continues through
+// `resumes` links, nearest first, up to the first task already listed or
+// the task itself (a cycle is cut there). Walking each task's links with a
+// set of its own cost depth² in time and memory along a chain of
+// resumptions: 4,000 deep (a 1.7 MB history) took a check 13 s and
+// 745 MB (issue 15). A task's lineage is its next task followed by that
+// task's lineage, so lineages share their tails: walked from the deepest
+// task first, a chain is one array whose suffixes are its tasks'
+// lineages. The tasks of a cycle each list the others, in the cycle's
+// order, from one array holding the cycle twice. Lineages share memory,
+// so they must not be changed. It returns the tasks on a cycle.
+func (f *Facts) linkLineages() map[*Task]bool {
+	next := func(t *Task) *Task { return f.Tasks[t.Resumes] }
+	// The cycles, found by walking from each task not yet seen: a walk
+	// that meets its own path has found a cycle, whose tasks get their
+	// lineage now.
+	const unseen, walking, done = 0, 1, 2
+	state := make(map[*Task]int, len(f.Tasks))
+	onCycle := make(map[*Task]bool)
+	var path []*Task
+	for _, id := range f.sortedTaskIDs() {
+		path = path[:0]
+		cur := f.Tasks[id]
+		for cur != nil && state[cur] == unseen {
+			state[cur] = walking
+			path = append(path, cur)
+			cur = next(cur)
+		}
+		if cur != nil && state[cur] == walking {
+			at := slices.Index(path, cur)
+			cycle := path[at:]
+			twice := make([]string, 0, 2*len(cycle))
+			for range 2 {
+				for _, c := range cycle {
+					twice = append(twice, c.ID)
+				}
+			}
+			for i, c := range cycle {
+				onCycle[c] = true
+				c.Lineage = twice[i+1 : i+len(cycle) : i+len(cycle)]
+			}
+		}
+		for _, t := range path {
+			state[t] = done
+		}
 	}
-	return out
+	// Every other task's depth: one more than its next task's (a task
+	// with none has no lineage).
+	depth := make(map[*Task]int, len(f.Tasks))
+	var of func(t *Task) int
+	of = func(t *Task) int {
+		if onCycle[t] {
+			return len(t.Lineage)
+		}
+		if d, ok := depth[t]; ok {
+			return d
+		}
+		// Iteratively: a chain may be deeper than the stack likes.
+		var up []*Task
+		cur := t
+		for cur != nil && !onCycle[cur] {
+			if _, ok := depth[cur]; ok {
+				break
+			}
+			up = append(up, cur)
+			cur = next(cur)
+		}
+		for i := len(up) - 1; i >= 0; i-- {
+			d := 0
+			if n := next(up[i]); n != nil {
+				d = 1 + of(n)
+			}
+			depth[up[i]] = d
+		}
+		return depth[t]
+	}
+	var rest []*Task
+	for _, id := range f.sortedTaskIDs() {
+		if t := f.Tasks[id]; !onCycle[t] {
+			of(t)
+			rest = append(rest, t)
+		}
+	}
+	// Deepest first: a task whose lineage is not set yet walks it, and
+	// every task on the walk not on a cycle takes the walk's tail.
+	slices.SortStableFunc(rest, func(a, b *Task) int { return depth[b] - depth[a] })
+	set := make(map[*Task]bool, len(rest))
+	for _, t := range rest {
+		if set[t] {
+			continue
+		}
+		walk := make([]string, 0, depth[t])
+		var tasks []*Task
+		for cur := next(t); len(walk) < depth[t]; cur = next(cur) {
+			walk = append(walk, cur.ID)
+			tasks = append(tasks, cur)
+		}
+		t.Lineage, set[t] = walk, true
+		for i, a := range tasks {
+			if onCycle[a] || set[a] {
+				continue
+			}
+			a.Lineage, set[a] = walk[i+1:len(walk):len(walk)], true
+		}
+	}
+	return onCycle
 }
 
-// inheritedIntent follows `resumes` links to the latest intent of the
-// nearest resumed task that has one.
 // inheritedIntent is the intent a resumed task takes over: the latest its
 // predecessors declared before it started. An intent a superseded task
 // writes later does not move the resumer's evidence (a fourth adversarial
 // review: t1's late intent for C9 took t2's send from C1's scope, and the
 // consumed scope was free again).
+//
+// It is taken along the resumes links (t's lineage, linkLineages), each
+// task judged at its own start: a resumer of a resumer continues what the
+// one it resumes held then (a fourth review: t3 resumed t2, which had
+// taken over t1's q1; t1's later q9 went to t3).
 func (f *Facts) inheritedIntent(t *Task) *Intent {
-	return f.inheritedFrom(t, map[string]bool{t.ID: true})
+	at := t // the task whose start is the bound
+	for _, id := range t.Lineage {
+		cur := f.Tasks[id]
+		if in := intentBefore(cur, at); in != nil {
+			return in
+		}
+		if !inheritsFrom(at, cur) {
+			return nil
+		}
+		at = cur
+	}
+	return nil
+}
+
+// intentBefore is cur's latest intent before task at started (any, when
+// at has no history). A task's intents are in the order of the events.
+func intentBefore(cur, at *Task) *Intent {
+	n := len(cur.Intents)
+	if at.History {
+		n = sort.Search(n, func(i int) bool { return cur.Intents[i].Seq >= at.startSeq })
+	}
+	if n == 0 {
+		return nil
+	}
+	return &cur.Intents[n-1]
+}
+
+// inheritsFrom reports whether task at, when cur (which it resumes) holds
+// no intent from before its start, takes over what cur inherited.
+func inheritsFrom(at, cur *Task) bool {
+	return cur.Relation == "resumed" && (!cur.History || !at.History || cur.startSeq < at.startSeq)
+}
+
+// inheritedIntents is inheritedIntent of every task, each from the task it
+// resumes: off a cycle, a task's lineage is the task it resumes followed by
+// that task's lineage, so what it inherits through that task is what that
+// task inherits. Walking each lineage was quadratic along a chain of
+// resumptions (issue 15); the tasks of a cycle still walk theirs.
+func (f *Facts) inheritedIntents(onCycle map[*Task]bool) map[*Task]*Intent {
+	var tasks []*Task
+	for _, id := range f.sortedTaskIDs() {
+		tasks = append(tasks, f.Tasks[id])
+	}
+	// Nearest the root first: a task's next one is done before it.
+	slices.SortStableFunc(tasks, func(a, b *Task) int { return len(a.Lineage) - len(b.Lineage) })
+	out := make(map[*Task]*Intent, len(tasks))
+	for _, t := range tasks {
+		cur := f.Tasks[t.Resumes]
+		switch {
+		case onCycle[t]:
+			out[t] = f.inheritedIntent(t)
+		case cur == nil:
+		case intentBefore(cur, t) != nil:
+			out[t] = intentBefore(cur, t)
+		case inheritsFrom(t, cur):
+			out[t] = out[cur]
+		}
+	}
+	return out
 }
 
 // inheritedAtATie: a resumed task that started at the very instant the
@@ -828,29 +990,6 @@ func (f *Facts) inheritedAtATie(t *Task) {
 		}
 		t.incomplete(fmt.Sprintf("it started at the instant task %s declared intent %s, so which intent it took over (%s or %s) is not known", cur.ID, at.ID, at.ID, other))
 	}
-}
-
-// inheritedFrom is inheritedIntent along the resumes links, each task
-// judged at its own start: a resumer of a resumer continues what the one
-// it resumes held then (a fourth review: t3 resumed t2, which had taken
-// over t1's q1; t1's later q9 went to t3).
-func (f *Facts) inheritedFrom(t *Task, seen map[string]bool) *Intent {
-	cur := f.Tasks[t.Resumes]
-	if cur == nil || seen[cur.ID] {
-		return nil
-	}
-	seen[cur.ID] = true
-	for i := len(cur.Intents) - 1; i >= 0; i-- {
-		if in := cur.Intents[i]; !t.History || in.Seq < t.startSeq {
-			return &in
-		}
-	}
-	if cur.Relation == "resumed" {
-		if !cur.History || !t.History || cur.startSeq < t.startSeq {
-			return f.inheritedFrom(cur, seen)
-		}
-	}
-	return nil
 }
 
 func (b *Builder) intent(e *transcripts.Event, seq, n int) Intent {
