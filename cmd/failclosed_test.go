@@ -249,6 +249,9 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		{"type-one-letter", "sent_fired is a letter from send_fired", []string{"--task", "p1", "--checkpoint", "send"}},
 		// A tenth review: a script drawn like Latin that no table maps.
 		{"type-lisu", "send_fired in Lisu letters is a disguised send_fired", []string{"--task", "p1", "--checkpoint", "send"}},
+		// Found beside an eleventh review: the rules parted a title's words
+		// at ASCII white space only, the analyzer at any.
+		{"title-nbsp", "a send known by \"#a<no-break space>b\" may have gone to the channel titled \"#a b\"", c1},
 		// A sixth review, of agents' own checks.
 		{"k_quoted", `--checkpoint "send", quoted, is send`, []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"c_globalflag", "effectlint --color never check … is a check", []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},

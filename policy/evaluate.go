@@ -14,6 +14,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/effect"
 )
 
 // Evaluating the built-in rules by parts.
@@ -156,15 +157,23 @@ type checkDoc struct {
 // scopeIndex finds the scopes a question may weigh without looking at
 // every scope. A scope is left out only when no rule of rules.rego's
 // weighed_scope can weigh it: its content differs from the asked key's,
-// or both destinations are strong (a provider and an id), their folded
-// identities differ, and the identities the history gives an asked title
-// do not name it (may_be_same_as_asked). Every other case is left to the
-// rules. The folding is the rules' own: OPA's trim_space and lower are
-// Go's strings.TrimSpace and strings.ToLower
-// (TestScopeIndex_KeepsEveryScopeTheRulesMayWeigh). Before, every scope of
-// the content was given: a resume check of a task that sent one file to
-// N channels asks N questions (one per intent), each weighing N scopes;
-// 400 intents took 24 s (issue 15).
+// or its destination may not be the asked one (may_be_same_as_asked):
+//   - two strong destinations (a provider and an id) may be the same when
+//     their folded identities are equal;
+//   - a strong one and one known by title alone, when the strong one's
+//     title is the other's, or (asked by title) the history gives that
+//     title the strong one's identity (input.query.identities);
+//   - two known by title alone, when their titles are equal, or when the
+//     history gives the asked identity that title (input.query.titles).
+//
+// Identities and titles are folded as the rules fold them: OPA's
+// trim_space and lower are Go's strings.TrimSpace and strings.ToLower, and
+// folded_title is effect.CanonicalTitle (TestFoldedTitle_IsTheAnalyzers).
+// TestScopeIndex_KeepsEveryScopeTheRulesMayWeigh asks the rules
+// themselves, over random destinations. Before, every scope of
+// the content was given: a resume check of a task that sent one file to N
+// channels asks N questions (one per intent), each weighing N scopes; 400
+// intents took 24 s, 300 title-only channels 11.7 s (issue 15).
 type scopeIndex struct {
 	byID      map[string][]int
 	byContent map[string]*contentScopes
@@ -172,9 +181,9 @@ type scopeIndex struct {
 
 // contentScopes are the scopes of one content, by position in f.Scopes.
 type contentScopes struct {
-	all    []int
-	weak   []int            // destination not strong: any question may weigh it
-	strong map[string][]int // by folded identity
+	strong      map[string][]int // by folded identity
+	strongTitle map[string][]int // strong, by canonical title
+	weakTitle   map[string][]int // known by title alone, by canonical title
 }
 
 func newScopeIndex(scopes []*analyzer.Scope) *scopeIndex {
@@ -183,15 +192,18 @@ func newScopeIndex(scopes []*analyzer.Scope) *scopeIndex {
 		x.byID[s.ID] = append(x.byID[s.ID], i)
 		c := x.byContent[s.ContentSHA256]
 		if c == nil {
-			c = &contentScopes{strong: map[string][]int{}}
+			c = &contentScopes{strong: map[string][]int{}, strongTitle: map[string][]int{}, weakTitle: map[string][]int{}}
 			x.byContent[s.ContentSHA256] = c
 		}
-		c.all = append(c.all, i)
+		t := effect.CanonicalTitle(s.Destination.Title)
 		if strongDestination(s.Destination) {
 			id := foldedIdentity(s.Destination)
 			c.strong[id] = append(c.strong[id], i)
+			if t != "" {
+				c.strongTitle[t] = append(c.strongTitle[t], i)
+			}
 		} else {
-			c.weak = append(c.weak, i)
+			c.weakTitle[t] = append(c.weakTitle[t], i)
 		}
 	}
 	return x
@@ -203,14 +215,20 @@ func newScopeIndex(scopes []*analyzer.Scope) *scopeIndex {
 func (x *scopeIndex) weighable(q *analyzer.Query) []int {
 	at := slices.Clone(x.byID[q.ScopeID])
 	if c := x.byContent[q.ContentSHA256]; c != nil && q.Key != "" {
-		if !strongDestination(q.Destination) {
-			at = append(at, c.all...)
-		} else {
-			at = append(at, c.weak...)
+		t := effect.CanonicalTitle(q.Destination.Title)
+		if strongDestination(q.Destination) {
 			at = append(at, c.strong[foldedIdentity(q.Destination)]...)
-			for _, id := range q.Identities {
-				at = append(at, c.strong[id]...)
-			}
+		} else if t != "" {
+			at = append(at, c.strongTitle[t]...)
+		}
+		for _, id := range q.Identities {
+			at = append(at, c.strong[id]...)
+		}
+		if t != "" {
+			at = append(at, c.weakTitle[t]...)
+		}
+		for _, title := range q.Titles {
+			at = append(at, c.weakTitle[effect.CanonicalTitle(title)]...)
 		}
 	}
 	slices.Sort(at)

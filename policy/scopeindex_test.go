@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/effectlint/effectlint/analyzer"
+	"github.com/effectlint/effectlint/effect"
 )
 
 // The gate is given only the scopes scopeIndex keeps. That is safe only if
@@ -29,7 +30,7 @@ func TestScopeIndex_KeepsEveryScopeTheRulesMayWeigh(t *testing.T) {
 	}
 	providers := []string{"slack", "Slack", " slack ", "SLACK\t", "", " ", "teams"}
 	ids := []string{"C1", "c1", " C1", "C2", "", "İ", "i̇", "ǅ", "ǆ"}
-	titles := []string{"", "#x", "#X", " #x  ", "#y"}
+	titles := []string{"", "#x", "#X", " #x  ", "#y", "# x", "#  X", "#\u00a0x", "# \u00a0x", "#\vx", "# x\t", " ", "İ", "i̇"}
 	dest := func(rt *rapid.T, label string) analyzer.Destination {
 		return analyzer.Destination{Provider: rapid.SampledFrom(providers).Draw(rt, label+"-provider"),
 			ID: rapid.SampledFrom(ids).Draw(rt, label+"-id"), Title: rapid.SampledFrom(titles).Draw(rt, label+"-title")}
@@ -64,8 +65,10 @@ func TestScopeIndex_KeepsEveryScopeTheRulesMayWeigh(t *testing.T) {
 				q.Identities = append(q.Identities, foldedIdentity(s.Destination))
 			}
 		}
-		if rapid.Bool().Draw(rt, "title-given") {
-			q.Titles = append(q.Titles, "#x")
+		for _, s := range f.Scopes {
+			if rapid.IntRange(0, 3).Draw(rt, "title-given") == 0 {
+				q.Titles = append(q.Titles, effect.CanonicalTitle(s.Destination.Title))
+			}
 		}
 		f.Query = q
 		in := part{facts: f, scopes: f.Scopes, global: true, authorizations: []analyzer.Authorization{}}.value()
@@ -98,8 +101,43 @@ func TestScopeIndex_KeepsTheScopesOrder(t *testing.T) {
 		scopes = append(scopes, &analyzer.Scope{ID: string(rune('a' + i)), ContentSHA256: "c",
 			Destination: analyzer.Destination{Provider: p, ID: "C1", Title: "#x"}})
 	}
-	q := &analyzer.Query{Key: "k", ScopeID: "e", ContentSHA256: "c", Destination: analyzer.Destination{Provider: "SLACK", ID: "c1"}}
+	q := &analyzer.Query{Key: "k", ScopeID: "e", ContentSHA256: "c", Destination: analyzer.Destination{Provider: "SLACK", ID: "c1", Title: "#X"}}
 	if got := newScopeIndex(scopes).weighable(q); !slices.Equal(got, []int{0, 1, 2, 3, 4}) {
 		t.Errorf("weighable: %v, want every scope once, in order", got)
+	}
+}
+
+// The rules fold a title as the analyzer does (effect.CanonicalTitle: its
+// keys, and the titles it gives a question): in lower case, words parted
+// by any Unicode white space. The rules parted words at ASCII white space
+// only: a crossing known by "#a<no-break space>b" was not weighed for a
+// channel the history titles "#a b", and a check allowed (testdata/
+// adversarial/title-nbsp). Every rune up to U+3100 between two letters,
+// and at the ends, is asked of the rules in one evaluation.
+func TestFoldedTitle_IsTheAnalyzers(t *testing.T) {
+	e := builtinEngine(t)
+	pq, err := rego.New(rego.Compiler(e.compiler), rego.Store(e.store),
+		rego.Query(`x := [data.effectlint.folded_title({"title": s}) | some s in input]`)).PrepareForEval(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for r := rune(0); r < 0x3100; r++ {
+		titles = append(titles, "A"+string(r)+"B", string(r)+"#x"+string(r), "#  Ab "+string(r)+string(r)+" c")
+	}
+	titles = append(titles, "", " ", "\u3000#X\u3000", "İ", "ǅ", "Σ")
+	in := make([]any, len(titles))
+	for i, s := range titles {
+		in[i] = s
+	}
+	rs, err := pq.Eval(context.Background(), rego.EvalInput(in))
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("%v %v", rs, err)
+	}
+	got := rs[0].Bindings["x"].([]any)
+	for i, s := range titles {
+		if want := effect.CanonicalTitle(s); got[i] != want {
+			t.Errorf("folded_title(%+q) = %+q, the analyzer's %+q", s, got[i], want)
+		}
 	}
 }

@@ -839,9 +839,16 @@ known_destination(d) if folded_title(d) != ""
 
 folded_identity(d) := lower(sprintf("%s/%s", [trim_space(d.provider), trim_space(d.id)]))
 
-folded_title(d) := lower(concat(" ", [w | some w in regex.split(`\s+`, trim_space(d.title)); w != ""])) if d.title
+# A title folded as the analyzer folds it (its keys and input.query.titles):
+# in lower case, its words joined by one space, any Unicode white space
+# parting words (Go's unicode.IsSpace; RE2's \s is ASCII only, and a title
+# written with a no-break space was another title here than in the
+# analyzer: a crossing known by it was not weighed, and a check allowed).
+folded_title(d) := lower(concat(" ", [w | some w in regex.split(white_space_runs, trim_space(d.title)); w != ""])) if d.title
 
 else := ""
+
+white_space_runs := `[\t\n\v\f\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}]+`
 
 own_facts := [f | some f in q_facts; f.task == q.task]
 
