@@ -141,3 +141,39 @@ func TestFoldedTitle_IsTheAnalyzers(t *testing.T) {
 		}
 	}
 }
+
+// The rules fold a provider identity as the scope index does
+// (foldedIdentity: OPA's lower and trim_space are Go's ToLower and
+// TrimSpace today; this holds it if OPA changes them). Every rune below
+// U+3100, inside and around a provider and an id, in one evaluation.
+func TestFoldedIdentity_IsTheIndexs(t *testing.T) {
+	e := builtinEngine(t)
+	pq, err := rego.New(rego.Compiler(e.compiler), rego.Store(e.store),
+		rego.Query(`x := [[data.effectlint.folded_identity(d), s] | some d in input; s := count([1 | data.effectlint.strong_destination(d)]) > 0]`)).PrepareForEval(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ds []analyzer.Destination
+	for r := rune(0); r < 0x3100; r++ {
+		c := string(r)
+		ds = append(ds, analyzer.Destination{Provider: "Sl" + c + "ack", ID: c + "C1"}, analyzer.Destination{Provider: c, ID: "İd" + c})
+	}
+	in := make([]any, len(ds))
+	for i, d := range ds {
+		in[i] = map[string]any{"provider": d.Provider, "id": d.ID}
+	}
+	rs, err := pq.Eval(context.Background(), rego.EvalInput(in))
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("%v %v", rs, err)
+	}
+	got := rs[0].Bindings["x"].([]any)
+	if len(got) != len(ds) {
+		t.Fatalf("%d answers for %d destinations", len(got), len(ds))
+	}
+	for i, d := range ds {
+		pair := got[i].([]any)
+		if pair[0] != foldedIdentity(d) || pair[1] != strongDestination(d) {
+			t.Errorf("%+q: the rules fold %+q (strong %v), the index %+q (strong %v)", d, pair[0], pair[1], foldedIdentity(d), strongDestination(d))
+		}
+	}
+}
