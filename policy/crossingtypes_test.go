@@ -11,14 +11,13 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 
-	"github.com/effectlint/effectlint/policy/builtin"
 	"github.com/effectlint/effectlint/transcripts"
 )
 
 // evalRules evaluates query over the built-in rules.
 func evalRules(t *testing.T, query string, input any) any {
 	t.Helper()
-	opts := []func(*rego.Rego){rego.Module(builtin.RulesName, builtin.Rules), rego.Query("x := " + query)}
+	opts := builtinRego(t, rego.Query("x := "+query))
 	if input != nil {
 		opts = append(opts, rego.Input(input))
 	}

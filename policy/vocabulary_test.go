@@ -9,13 +9,12 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/effectlint/effectlint/effect"
-	"github.com/effectlint/effectlint/policy/builtin"
 )
 
 // The consumed states are one set: the rules' consumed_states and
 // effect.Consumes, which the reports use, agree on every state.
 func TestConsumedStates_TheRulesAndEffectAgree(t *testing.T) {
-	rs, err := rego.New(rego.Module(builtin.RulesName, builtin.Rules), rego.Query("x := data.effectlint.consumed_states")).Eval(context.Background())
+	rs, err := rego.New(builtinRego(t, rego.Query("x := data.effectlint.consumed_states"))...).Eval(context.Background())
 	if err != nil || len(rs) != 1 {
 		t.Fatalf("consumed_states: %v %v", rs, err)
 	}
@@ -45,7 +44,7 @@ func TestMayBeSame_GoAndRegoAgree(t *testing.T) {
 		{Provider: "mail", ID: "C1"}, {Provider: "slack", ID: "C1", Title: "#Fin"}, {Title: "#fin"},
 		{Title: "  #FIN "}, {Title: "#other"}, {Provider: "slack", ID: "C2", Title: "#fin"}, {Provider: " slack ", ID: "C1 "},
 	}
-	q, err := rego.New(rego.Module(builtin.RulesName, builtin.Rules), rego.Query("x := data.effectlint.may_be_same(input.a, input.b)")).PrepareForEval(context.Background())
+	q, err := rego.New(builtinRego(t, rego.Query("x := data.effectlint.may_be_same(input.a, input.b)"))...).PrepareForEval(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
