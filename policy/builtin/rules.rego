@@ -178,7 +178,7 @@ consumed_states := {"sent_verified", "send_status_unknown", "in_flight"}
 
 scope_tasks(s) := [input.tasks[id] | some id in s.tasks]
 
-open_in_scope(s) := [f | some f in s.facts; f.segment_ended; unresolved_in_scope(s.id, f)]
+open_in_scope(s) := [f | some f in s.facts; f.segment_ended; f.type in {"picker_opened", "gate_check"}; unresolved_in_scope(s.id, f)]
 
 # Per key scope: its state and the class of each fact, for the reports.
 scopes := [{
@@ -442,9 +442,9 @@ resume_checked_before(sid, act) if first_resume_check[[sid, act.task, act.segmen
 # once: scanning the scope for each segment was quadratic in a task's
 # interruptions (a ninth review, issue 15).
 first_resume_check := {k: min(seqs) |
-	some k in {[s.id, g.task, g.segment] | some s in input.scopes; some g in s.facts; g.type == "gate_check"; g.checkpoint == "resume"}
-	[sid, t, seg] := k
-	seqs := [g.seq | some s in input.scopes; s.id == sid; some g in s.facts; g.task == t; g.segment == seg; g.type == "gate_check"; g.checkpoint == "resume"]
+	some k, run in scope_runs
+	seqs := [g.seq | some g in run; g.type == "gate_check"; g.checkpoint == "resume"]
+	count(seqs) > 0
 }
 
 # METADATA
@@ -538,9 +538,17 @@ confirmed_before(s, l) if first_confirmation[[s.id, l.task]] < l.seq
 # first confirmation there (a confirmation is a crossing), and
 # first_confirmation the first of a labelling task's evidence.
 scope_task_evidence := {k: fs |
-	some k in {[s.id, f.task] | some s in input.scopes; some f in s.facts; approach_crossing_or_retreat(f)}
+	some k in {[sid, t] | some [sid, t, _], _ in scope_runs}
 	[sid, t] := k
-	fs := [x | some s in input.scopes; s.id == sid; some x in s.facts; x.task == t; approach_crossing_or_retreat(x)]
+	fs := [x |
+		some [sid2, t2, _], run in scope_runs # by segment, in order
+		sid2 == sid
+		t2 == t
+		some x in run
+		x.type in {"picker_opened", "picker_dismissed", "gate_check", "picker_accepted", "send_fired", "request_sent", "outgoing_item_seen", "readback", "response"}
+		approach_crossing_or_retreat(x)
+	]
+	count(fs) > 0
 }
 
 task_first_confirmation := {k: cs[0].seq |
@@ -556,7 +564,7 @@ first_confirmation := {[sid, id]: min(seqs) |
 }
 
 # The labels of each scope, by task: one pass over the facts for both.
-status_labels := {[s.id, l.task, l.label] | some s in input.scopes; some l in s.facts; l.type == "status"}
+status_labels := {[sid, l.task, l.label] | some [sid, _, _], run in scope_runs; some l in run; l.type == "status"}
 
 approach_crossing_or_retreat(f) if approach_or_crossing(f)
 
@@ -1250,8 +1258,9 @@ unkeyed_fact_types := crossing_types | {"picker_opened", "picker_dismissed", "ga
 # evaluates inline; reading this rule where each fact is tested cost 15-25 %
 # of the evaluation (issue 12). So the literals that list crossings stay,
 # as copies of this set that policy/crossingtypes_test.go holds to it: a
-# literal that lists some crossing types must list all of them, or be one
-# of the named subsets (submissions, crossings gated at a checkpoint, the
+# literal that lists some crossing types must list all of them (with other
+# types, for a predicate that holds for more than crossings), or be one of
+# the named subsets (submissions, crossings gated at a checkpoint, the
 # types that can confirm), and crossing(f), class_of_type and
 # scope_fact_types must agree with it. Only unkeyed_fact_types, read once
 # when the rules are compiled, evaluates it: no cost.
@@ -1278,8 +1287,13 @@ q_last := {k: max(seqs) |
 	seqs := [x.seq | some x in q_facts; x.task == t; x.segment == g; crossing_or_retreat(x)]
 }
 
-# A run is a task segment's approaches, crossings, retreats and labels in a
-# key scope, in order (scope_runs). Cut at its crossings and retreats (its
+# A run is a task segment's approaches, crossings, retreats, labels and gate
+# checks in a key scope, in order (scope_runs): a test of the type alone, so
+# the two scans of every fact that build it call no function. The other
+# indexes of a scope's evidence read the runs, not the facts again
+# (scope_task_evidence, first_resume_check, status_labels): five scans
+# made analyze about twice as slow as the per-scope scans they replaced, on
+# histories of many small key scopes (issue 15). Cut at its crossings and retreats (its
 # resolutions), a run falls into groups: the facts after one resolution and
 # before the next, which resolves the group's approaches. Each run is read
 # once (numbers.range gives the positions between two resolutions), so
@@ -1289,7 +1303,7 @@ q_last := {k: max(seqs) |
 # seq of the resolution that ends it.
 resolved_groups := {[sid, run[p].seq]: group |
 	some [sid, _, _], run in scope_runs
-	resolutions := [i | some i, x in run; crossing_or_retreat(x)]
+	resolutions := [i | some i, x in run; x.type in {"picker_dismissed", "picker_accepted", "send_fired", "request_sent", "outgoing_item_seen", "readback", "response"}]
 	some j, p in resolutions
 	from := previous_position(resolutions, j) + 1
 	from < p
@@ -1301,14 +1315,10 @@ previous_position(positions, j) := positions[j - 1] if j > 0
 else := -1
 
 scope_runs := {k: run |
-	some k in {[s.id, f.task, f.segment] | some s in input.scopes; some f in s.facts; in_run(f)}
+	some k in {[s.id, f.task, f.segment] | some s in input.scopes; some f in s.facts; f.type in {"picker_opened", "picker_dismissed", "gate_check", "status", "picker_accepted", "send_fired", "request_sent", "outgoing_item_seen", "readback", "response"}}
 	[sid, t, g] := k
-	run := [x | some s in input.scopes; s.id == sid; some x in s.facts; x.task == t; x.segment == g; in_run(x)]
+	run := [x | some s in input.scopes; s.id == sid; some x in s.facts; x.task == t; x.segment == g; x.type in {"picker_opened", "picker_dismissed", "gate_check", "status", "picker_accepted", "send_fired", "request_sent", "outgoing_item_seen", "readback", "response"}]
 }
-
-in_run(f) if approach_crossing_or_retreat(f)
-
-in_run(f) if f.type == "status"
 
 # resolution_after[[sid, a.seq]]: the seq of the first crossing or retreat
 # of a's task and segment after a, an approach of key scope sid, among that
@@ -1327,13 +1337,13 @@ task_last_seq := {k: fs[count(fs) - 1].seq | some k, fs in scope_task_evidence}
 
 task_first_crossing := {k: cs[0] |
 	some k, fs in scope_task_evidence
-	cs := [x | some x in fs; crossing(x)]
+	cs := [x | some x in fs; x.type in {"picker_accepted", "send_fired", "request_sent", "outgoing_item_seen", "readback", "response"}]
 	count(cs) > 0
 }
 
 task_first_open := {k: os[0] |
 	some k, fs in scope_task_evidence
-	os := [x | some x in fs; unresolved_in_scope(k[0], x)]
+	os := [x | some x in fs; x.type in {"picker_opened", "gate_check"}; unresolved_in_scope(k[0], x)]
 	count(os) > 0
 }
 
