@@ -372,10 +372,12 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 	}
 	b.lives, b.order, b.factSrc, lifeAt = nil, nil, nil, nil // factAt: until the facts are attributed
 	f.addProblems(b.problems)
-	onCycle := f.linkLineages()
-	f.linkTasks(onCycle)
+	f.linkTasks(f.linkLineages())
 	f.markProblems()
 	f.unrecordedAuthorizations()
+	// Again: the two steps above may name tasks first (a problem line's
+	// task), which need a lineage too (an empty one, not null).
+	onCycle := f.linkLineages()
 	inherited := f.inheritedIntents(onCycle)
 	for _, t := range f.Tasks {
 		if t.Relation == "resumed" {

@@ -3,9 +3,12 @@ package analyzer
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/effectlint/effectlint/transcripts"
 )
 
 // naiveLineage walks t's resumes links with a set of its own: the
@@ -119,6 +122,32 @@ func TestLinkLineages_AChainSharesOneArray(t *testing.T) {
 	for id, task := range f.Tasks {
 		if l := task.Lineage; len(l) > 0 && &l[len(l)-1] != &deepest[len(deepest)-1] {
 			t.Fatalf("%s's lineage is an array of its own", id)
+		}
+	}
+}
+
+// A task first named by a line the reader could not use (a misspelt
+// type) is added after the lineages were first linked: it has a lineage
+// too, an empty one, which the input writes as [] (users' rules count
+// it; null made count fail, a twelfth review).
+func TestBuild_EveryTaskHasALineage(t *testing.T) {
+	text := `{"ts":"2026-11-30T07:00:01Z","task":"t1","type":"task_started","relation":"root"}
+{"ts":"2026-11-30T07:00:02Z","task":"t1","type":"intent","destination":{"provider":"slack","id":"C1"},"content":{"sha256":"56e3374fadd347b5a41382218161a64614d3910ef356d2108e54c5bcdc778332"}}
+{"ts":"2026-11-30T07:00:03Z","task":"t8","type":"Send_Fired"}
+{"ts":"not a time","task":"t9","type":"picker_opened"}
+`
+	b := New()
+	res, err := transcripts.Read([]string{"-"}, transcripts.Options{Stdin: strings.NewReader(text)}, b.Add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := b.Build(res)
+	if len(f.Tasks) < 3 {
+		t.Fatalf("tasks %v: the history names t1, t8 and t9", f.Tasks)
+	}
+	for id, task := range f.Tasks {
+		if task.Lineage == nil {
+			t.Errorf("task %s has a nil lineage", id)
 		}
 	}
 }

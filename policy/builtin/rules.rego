@@ -539,15 +539,7 @@ confirmed_before(s, l) if first_confirmation[[s.id, l.task]] < l.seq
 # first_confirmation the first of a labelling task's evidence.
 scope_task_evidence := {k: fs |
 	some k in {[sid, t] | some [sid, t, _], _ in scope_runs}
-	[sid, t] := k
-	fs := [x |
-		some [sid2, t2, _], run in scope_runs # by segment, in order
-		sid2 == sid
-		t2 == t
-		some x in run
-		x.type in {"picker_opened", "picker_dismissed", "gate_check", "picker_accepted", "send_fired", "request_sent", "outgoing_item_seen", "readback", "response"}
-		approach_crossing_or_retreat(x)
-	]
+	fs := [x | some [sid, t, _], run in scope_runs; [sid, t] == k; some x in run; x.type != "status"; approach_crossing_or_retreat(x)] # runs in key order: by segment
 	count(fs) > 0
 }
 
@@ -847,16 +839,9 @@ known_destination(d) if folded_title(d) != ""
 
 folded_identity(d) := lower(sprintf("%s/%s", [trim_space(d.provider), trim_space(d.id)]))
 
-# A title folded as the analyzer folds it (its keys and input.query.titles):
-# in lower case, its words joined by one space, any Unicode white space
-# parting words (Go's unicode.IsSpace; RE2's \s is ASCII only, and a title
-# written with a no-break space was another title here than in the
-# analyzer: a crossing known by it was not weighed, and a check allowed).
 folded_title(d) := lower(concat(" ", [w | some w in regex.split(white_space_runs, trim_space(d.title)); w != ""])) if d.title
 
 else := ""
-
-white_space_runs := `[\t\n\v\f\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}]+`
 
 own_facts := [f | some f in q_facts; f.task == q.task]
 
@@ -1358,3 +1343,11 @@ label_group_approach := {[sid, l.seq]: approaches[0] |
 	l.label == "not_sent"
 	approaches[0].seq < l.seq
 }
+
+# The white space that parts a title's words in folded_title: Unicode's
+# White_Space, as Go's unicode.IsSpace and the analyzer's keys and
+# input.query.titles part them. RE2's \s is ASCII only: a title written
+# with a no-break space was another title here than in the analyzer, a
+# crossing known by it was not weighed, and a check allowed
+# (testdata/adversarial/title-nbsp, TestFoldedTitle_IsTheAnalyzers).
+white_space_runs := `[\t\n\v\f\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}]+`
