@@ -252,6 +252,10 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		// Found beside an eleventh review: the rules parted a title's words
 		// at ASCII white space only, the analyzer at any.
 		{"title-nbsp", "a send known by \"#a<no-break space>b\" may have gone to the channel titled \"#a b\"", c1},
+		// A twelfth review: the check resolved t2's picker_opened (under its
+		// slack/C1 intent) by its picker_dismissed under a title-only intent,
+		// another scope it weighs; analyze calls the scope send_status_unknown.
+		{"retreat-other-scope", "a retreat in another weighed scope resolves no approach", c1},
 		// A sixth review, of agents' own checks.
 		{"k_quoted", `--checkpoint "send", quoted, is send`, []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"c_globalflag", "effectlint --color never check … is a check", []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},

@@ -81,32 +81,32 @@ else := "other"
 # the same segment. An unresolved approach in an ended segment means the send
 # control may have fired.
 #
-# Which later facts count depends on the list the approach is weighed in: a
-# key scope's facts (its state, its labels: resolution_after), or the facts
-# of every scope a check weighs (q_last). Both are built once per evaluation
-# by comprehensions that OPA indexes (their inner scan is grouped once by
-# the outer keys), so the work stays linear in the facts. A function over a
-# list, which is what these replaced, is not indexed: one task with 2,000
-# approaches and retreats made a check take 17 s (an eighth review), and a
-# task interrupted 1,000 times, or 1,000 tasks of one scope, took a check
-# 6 s and analyze past its limit (a ninth review, issue 15). rules_test.rego
-# holds both to the scans they replace.
+# Only later facts of the approach's own key scope count (resolution_after),
+# in analyze and in a check alike (q_resolved): a check that resolved an
+# approach by the task's retreat in another scope it weighs allowed a scope
+# analyze called send_status_unknown (a twelfth review). The index is built
+# once per evaluation by comprehensions that OPA indexes (their inner scan
+# is grouped once by the outer keys), so the work stays linear. A function
+# over a list, which is what it replaced, is not indexed: one task with
+# 2,000 approaches and retreats made a check take 17 s (an eighth review),
+# and a task interrupted 1,000 times, or 1,000 tasks of one scope, took a
+# check 6 s and analyze past its limit (a ninth review, issue 15).
 
 crossing_or_retreat(f) if crossing(f)
 
 crossing_or_retreat(f) if retreat(f)
 
-# unresolved_weighed(a): a is an approach that nothing after it resolved
-# among the facts a check weighs (q_last).
+# unresolved_weighed(a): a is an approach of a scope a check weighs that
+# nothing after it in that scope resolved (q_resolved).
 unresolved_weighed(a) if {
 	approach(a)
 	not resolved_weighed(a)
 }
 
-# (Written inline as `not a.seq < q_last[[a.task, a.segment]]`, the
-# negation was false when the key is missing, with OPA 1.22: a named rule
-# keeps it plain.)
-resolved_weighed(a) if a.seq < q_last[[a.task, a.segment]]
+# (A named rule, not a negation written inline, which was false when a key
+# was missing with OPA 1.22. A fact is in one key scope at most, so its seq
+# names it among the scopes a check weighs.)
+resolved_weighed(a) if a.seq in q_resolved
 
 # unresolved_in_scope(sid, a): a, a fact of key scope sid, is an approach
 # that nothing after it in that scope resolved.
@@ -1262,15 +1262,10 @@ q_open := [f | some f in q_facts; f.segment_ended; unresolved_weighed(f)]
 
 others_open := [f | some f in others_facts; f.segment_ended; unresolved_weighed(f)]
 
-# The seq of the last crossing or retreat of each task and segment among
-# the facts a check weighs (q_facts): an approach before it is resolved.
-# others_facts and own_facts split q_facts by task, and resolution is
-# within one task, so this one index serves all three lists.
-q_last := {k: max(seqs) |
-	some k in {[f.task, f.segment] | some f in q_facts; crossing_or_retreat(f)}
-	[t, g] := k
-	seqs := [x.seq | some x in q_facts; x.task == t; x.segment == g; crossing_or_retreat(x)]
-}
+# The seqs of the approaches of the scopes a check weighs that a crossing
+# or retreat after them in their own scope resolved. others_facts and
+# own_facts split q_facts by task, so this one set serves all three lists.
+q_resolved := {a.seq | some s in q_scope; some a in s.facts; a.type in {"picker_opened", "gate_check"}; resolution_after[[s.id, a.seq]]}
 
 # A run is a task segment's approaches, crossings, retreats, labels and gate
 # checks in a key scope, in order (scope_runs): a test of the type alone, so
@@ -1278,8 +1273,10 @@ q_last := {k: max(seqs) |
 # indexes of a scope's evidence read the runs, not the facts again
 # (scope_task_evidence, first_resume_check, status_labels): five scans
 # made analyze about twice as slow as the per-scope scans they replaced, on
-# histories of many small key scopes (issue 15). Cut at its crossings and retreats (its
-# resolutions), a run falls into groups: the facts after one resolution and
+# histories of many small key scopes (issue 15).
+#
+# Cut at its crossings and retreats (its resolutions), a run falls into
+# groups: the facts after one resolution and
 # before the next, which resolves the group's approaches. Each run is read
 # once (numbers.range gives the positions between two resolutions), so
 # resolution_after and the labels' groups cost what the facts do.
