@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/effectlint/effectlint/effect"
 )
@@ -153,7 +152,7 @@ func (f *Facts) titlesOf(d Destination) []string {
 		set[t] = true
 	}
 	if !d.Weak() {
-		for _, t := range f.identityTitles()[foldedIdentity(d)] {
+		for _, t := range f.identityTitles()[d.FoldedIdentity()] {
 			set[t] = true
 		}
 	} else {
@@ -191,10 +190,6 @@ func (f *Facts) identitiesOf(d Destination) []string {
 	return out
 }
 
-func foldedIdentity(d Destination) string {
-	return strings.ToLower(strings.TrimSpace(d.Provider)) + "/" + strings.ToLower(strings.TrimSpace(d.ID))
-}
-
 // identityTitles maps each provider identity (folded) to the titles the
 // history's intents and authorization records give it, built once: an
 // authorization check may ask for every intent. A record's title counts
@@ -207,14 +202,14 @@ func (f *Facts) identityTitles() map[string][]string {
 		for _, t := range f.Tasks {
 			for _, in := range t.Intents {
 				if in.Destination.Title != "" && !in.Destination.Weak() {
-					k := foldedIdentity(in.Destination)
+					k := in.Destination.FoldedIdentity()
 					f.titlesByIdentity[k] = append(f.titlesByIdentity[k], effect.CanonicalTitle(in.Destination.Title))
 				}
 			}
 		}
 		for _, a := range f.Authorizations {
 			if d, ok := a.titled(); ok {
-				k := foldedIdentity(d)
+				k := d.FoldedIdentity()
 				f.titlesByIdentity[k] = append(f.titlesByIdentity[k], a.title)
 			}
 		}

@@ -33,6 +33,14 @@ func (d Destination) Weak() bool {
 	return strings.TrimSpace(d.Provider) == "" || strings.TrimSpace(d.ID) == ""
 }
 
+// FoldedIdentity is the provider identity in lower case, provider and id
+// trimmed: two strong destinations may be the same (SPEC §2) when theirs
+// are equal. It is rules.rego's folded_identity (OPA's lower and
+// trim_space are strings.ToLower and strings.TrimSpace).
+func (d Destination) FoldedIdentity() string {
+	return strings.ToLower(strings.TrimSpace(d.Provider) + "/" + strings.TrimSpace(d.ID))
+}
+
 // CanonicalTitle folds case and runs of white space, so "#Ops  Alerts" and
 // "#ops alerts" name the same (weak) destination.
 func CanonicalTitle(t string) string {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -166,9 +165,10 @@ type checkDoc struct {
 //   - two known by title alone, when their titles are equal, or when the
 //     history gives the asked identity that title (input.query.titles).
 //
-// Identities and titles are folded as the rules fold them: OPA's
-// trim_space and lower are Go's strings.TrimSpace and strings.ToLower, and
-// folded_title is effect.CanonicalTitle (TestFoldedTitle_IsTheAnalyzers).
+// Identities and titles are folded as the rules fold them, by the domain's
+// own functions: strong_destination is !Weak, folded_identity is
+// FoldedIdentity, folded_title is effect.CanonicalTitle
+// (TestFoldedIdentity_IsTheIndexs, TestFoldedTitle_IsTheAnalyzers).
 // TestScopeIndex_KeepsEveryScopeTheRulesMayWeigh asks the rules
 // themselves, over random destinations. Before, every scope of
 // the content was given: a resume check of a task that sent one file to N
@@ -196,8 +196,8 @@ func newScopeIndex(scopes []*analyzer.Scope) *scopeIndex {
 			x.byContent[s.ContentSHA256] = c
 		}
 		t := effect.CanonicalTitle(s.Destination.Title)
-		if strongDestination(s.Destination) {
-			id := foldedIdentity(s.Destination)
+		if !s.Destination.Weak() {
+			id := s.Destination.FoldedIdentity()
 			c.strong[id] = append(c.strong[id], i)
 			if t != "" {
 				c.strongTitle[t] = append(c.strongTitle[t], i)
@@ -216,8 +216,8 @@ func (x *scopeIndex) weighable(q *analyzer.Query) []int {
 	at := slices.Clone(x.byID[q.ScopeID])
 	if c := x.byContent[q.ContentSHA256]; c != nil && q.Key != "" {
 		t := effect.CanonicalTitle(q.Destination.Title)
-		if strongDestination(q.Destination) {
-			at = append(at, c.strong[foldedIdentity(q.Destination)]...)
+		if !q.Destination.Weak() {
+			at = append(at, c.strong[q.Destination.FoldedIdentity()]...)
 		} else if t != "" {
 			at = append(at, c.strongTitle[t]...)
 		}
@@ -286,15 +286,6 @@ func asking(shared [][2]*ast.Term, scopes *ast.Term, q *analyzer.Query) ast.Valu
 // checkInput is the gate's input for f.Query (checkDoc.input).
 func checkInput(f *analyzer.Facts, types, unkeyedTypes map[string]bool) ast.Value {
 	return newCheckDoc(f, types, unkeyedTypes).input(f.Query)
-}
-
-// strongDestination and foldedIdentity are rules.rego's.
-func strongDestination(d analyzer.Destination) bool {
-	return strings.TrimSpace(d.Provider) != "" && strings.TrimSpace(d.ID) != ""
-}
-
-func foldedIdentity(d analyzer.Destination) string {
-	return strings.ToLower(strings.TrimSpace(d.Provider) + "/" + strings.TrimSpace(d.ID))
 }
 
 type evalTimeoutKey struct{}

@@ -177,12 +177,12 @@ func interruption(i *analyzer.Interruption) *ast.Term {
 // shares the elements). Converting each lineage on its own took a check
 // of a chain 4,000 deep 2.8 s and most of 745 MB (issue 15).
 type lineages struct {
-	ids  map[string]*ast.Term
 	full map[*string]*ast.Array // by the address of the last element
 }
 
 func newLineages(tasks map[string]*analyzer.Task) *lineages {
-	x := &lineages{ids: map[string]*ast.Term{}, full: map[*string]*ast.Array{}}
+	x := &lineages{full: map[*string]*ast.Array{}}
+	ids := map[string]*ast.Term{} // one term per task id
 	longest := map[*string][]string{}
 	for _, t := range tasks {
 		if t == nil || len(t.Lineage) == 0 {
@@ -195,10 +195,10 @@ func newLineages(tasks map[string]*analyzer.Task) *lineages {
 	for end, l := range longest {
 		ts := make([]*ast.Term, len(l))
 		for i, id := range l {
-			t, ok := x.ids[id]
+			t, ok := ids[id]
 			if !ok {
 				t = sterm(id)
-				x.ids[id] = t
+				ids[id] = t
 			}
 			ts[i] = t
 		}

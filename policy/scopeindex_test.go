@@ -62,7 +62,7 @@ func TestScopeIndex_KeepsEveryScopeTheRulesMayWeigh(t *testing.T) {
 		}
 		for _, s := range f.Scopes {
 			if rapid.IntRange(0, 3).Draw(rt, "identity-given") == 0 {
-				q.Identities = append(q.Identities, foldedIdentity(s.Destination))
+				q.Identities = append(q.Identities, s.Destination.FoldedIdentity())
 			}
 		}
 		for _, s := range f.Scopes {
@@ -143,8 +143,9 @@ func TestFoldedTitle_IsTheAnalyzers(t *testing.T) {
 }
 
 // The rules fold a provider identity as the scope index does
-// (foldedIdentity: OPA's lower and trim_space are Go's ToLower and
-// TrimSpace today; this holds it if OPA changes them). Every rune below
+// (effect.Destination.FoldedIdentity and Weak: OPA's lower and trim_space
+// are Go's ToLower and TrimSpace today; this holds it if OPA changes
+// them). Every rune below
 // U+3100, inside and around a provider and an id, in one evaluation.
 func TestFoldedIdentity_IsTheIndexs(t *testing.T) {
 	e := builtinEngine(t)
@@ -172,8 +173,8 @@ func TestFoldedIdentity_IsTheIndexs(t *testing.T) {
 	}
 	for i, d := range ds {
 		pair := got[i].([]any)
-		if pair[0] != foldedIdentity(d) || pair[1] != strongDestination(d) {
-			t.Errorf("%+q: the rules fold %+q (strong %v), the index %+q (strong %v)", d, pair[0], pair[1], foldedIdentity(d), strongDestination(d))
+		if pair[0] != d.FoldedIdentity() || pair[1] != !d.Weak() {
+			t.Errorf("%+q: the rules fold %+q (strong %v), the index %+q (strong %v)", d, pair[0], pair[1], d.FoldedIdentity(), !d.Weak())
 		}
 	}
 }
