@@ -57,7 +57,7 @@ func TestExplain_IncidentKey(t *testing.T) {
 	for _, want := range []string{
 		"scope original: sent_verified\n",
 		// The branch of state_of that decided, and the fact that made it hold.
-		ruleLine(t, `state_of(facts, tasks, open) := "sent_verified"`) + `  state_of(facts, tasks, open) := "sent_verified" if { some f in facts; confirmation(f) }` + "\n" +
+		ruleLine(t, `state_of(facts, tasks, within) := "sent_verified"`) + `  state_of(facts, tasks, within) := "sent_verified" if { some f in facts; confirmation(f) }` + "\n" +
 			"      t2.jsonl:8  t2 readback confirmed",
 		"CRITICAL DUPLICATE_DELIVERY task t2  (Duplicate delivery, " + ruleLine(t, "duplicate_delivery contains f if {") + ")",
 		"      t1.jsonl:7  t1 send_fired",

@@ -80,7 +80,7 @@ func (e *Engine) ExplainState(ctx context.Context, f *analyzer.Facts, scopeID st
 	for i, s := range f.Scopes {
 		if s.ID == scopeID {
 			return e.explainState(ctx, in, scopeID,
-				fmt.Sprintf("s := input.scopes[%d]; x := data.effectlint.state_of(s.facts, data.effectlint.scope_tasks(s), data.effectlint.open_in_scope(s))", i))
+				fmt.Sprintf("s := input.scopes[%d]; x := data.effectlint.state_of(s.facts, data.effectlint.scope_tasks(s), s.id)", i))
 		}
 	}
 	return nil, fmt.Errorf("policy: no key scope %s", scopeID)
@@ -132,11 +132,11 @@ func (e *Engine) ExplainGate(ctx context.Context, f *analyzer.Facts) (*GateExpla
 		return x, nil
 	}
 	x.StateOf, x.State = "scope", nil
-	query := "x := data.effectlint.state_of(data.effectlint.q_facts, data.effectlint.q_tasks, data.effectlint.q_open)"
+	query := "x := data.effectlint.state_of(data.effectlint.q_facts, data.effectlint.q_tasks, null)"
 	for _, r := range g.Reasons {
 		if r.Rule == "KEY_CONSUMED" {
 			x.StateOf = "others"
-			query = "x := data.effectlint.state_of(data.effectlint.others_facts, data.effectlint.other_tasks, data.effectlint.others_open)"
+			query = "x := data.effectlint.state_of(data.effectlint.others_facts, data.effectlint.other_tasks, null)"
 		}
 	}
 	if x.State, err = e.explainState(ctx, in, f.Query.ScopeID, query); err != nil {

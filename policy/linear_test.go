@@ -100,6 +100,15 @@ func TestWork_LinearInEveryShapeOfOneScope(t *testing.T) {
 			}
 			return ls
 		}},
+		// Each sent_verified label asks for the task's first confirmation,
+		// and there is none: an answer OPA would not keep.
+		{"one segment's sent_verified labels, nothing confirmed", func(n int) []line {
+			ls := []line{started("p1"), intent("p1"), started("w1"), intent("w1")}
+			for k := 0; k < n; k++ {
+				ls = append(ls, ev("w1", "picker_opened"), line{"task": "w1", "type": "status", "label": "sent_verified"}, ev("w1", "picker_dismissed"))
+			}
+			return ls
+		}},
 		{"one scope's tasks, each with a label", func(n int) []line {
 			ls := []line{started("p1"), intent("p1")}
 			for k := 0; k < n; k++ {

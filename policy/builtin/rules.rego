@@ -136,11 +136,11 @@ running(t) if not finished(t)
 # ---------------------------------------------------------------------------
 # Interpretation of a key scope (SPEC §4): the first rule that holds wins.
 
-state_of(facts, tasks, open) := "sent_verified" if {
+state_of(facts, tasks, within) := "sent_verified" if {
 	some f in facts
 	confirmation(f)
 } else := "send_status_unknown" if {
-	status_unknown(facts, tasks, open)
+	status_unknown(facts, tasks, within)
 } else := "in_flight" if {
 	some f in facts
 	crossing(f)
@@ -158,10 +158,10 @@ status_unknown(facts, _, _) if {
 	f.segment_ended
 }
 
-# open: the facts' approaches in ended segments that nothing resolved (the
-# caller weighs them in its list: open_in_scope, or unresolved_weighed).
-status_unknown(_, _, open) if {
-	some f in open
+# An approach in an ended segment that nothing resolved: within the key
+# scope `within`, or, when it is null, within the scopes a check weighs.
+status_unknown(facts, _, within) if {
+	some f in facts; f.segment_ended; unresolved_within(within, f)
 }
 
 status_unknown(facts, _, _) if {
@@ -178,12 +178,12 @@ consumed_states := {"sent_verified", "send_status_unknown", "in_flight"}
 
 scope_tasks(s) := [input.tasks[id] | some id in s.tasks]
 
-open_in_scope(s) := [f | some f in s.facts; f.segment_ended; f.type in {"picker_opened", "gate_check"}; unresolved_in_scope(s.id, f)]
+# (A scope's approaches are resolved by its own later facts: state_of's within.)
 
 # Per key scope: its state and the class of each fact, for the reports.
 scopes := [{
 	"id": s.id,
-	"state": state_of(s.facts, scope_tasks(s), open_in_scope(s)),
+	"state": state_of(s.facts, scope_tasks(s), s.id),
 	"classes": [fact_class(f) | some f in s.facts],
 } |
 	some s in input.scopes
@@ -436,13 +436,13 @@ approach_or_crossing(f) if approach(f)
 
 approach_or_crossing(f) if crossing(f)
 
-resume_checked_before(sid, act) if first_resume_check[[sid, act.task, act.segment]] < act.seq
+resume_checked_before(sid, act) if first_resume_check(sid, act.task, act.segment) < act.seq
 
-# The seq of the first resume check of each task segment in a scope, built
-# once: scanning the scope for each segment was quadratic in a task's
-# interruptions (a ninth review, issue 15).
-first_resume_check := {k: min(seqs) |
-	some k, run in scope_runs
+# The seq of the first resume check of a task segment in a scope, from its
+# run, when a rule asks: scanning the scope for each segment was quadratic
+# in a task's interruptions (a ninth review, issue 15).
+first_resume_check(sid, t, seg) := min(seqs) if {
+	run := scope_runs[[sid, t, seg]]
 	seqs := [g.seq | some g in run; g.type == "gate_check"; g.checkpoint == "resume"]
 	count(seqs) > 0
 }
@@ -490,9 +490,9 @@ label_contradicts_evidence contains f if {
 # Their first is the first of all the task's facts that contradict l: one
 # lookup each instead of a scan of the task's evidence per label.
 own_contradicting(sid, l) := array.concat(
-	[g | g := task_first_crossing[[sid, l.task]]; g.seq < l.seq],
+	[g | g := task_first_crossing(sid, l.task); g.seq < l.seq],
 	array.concat(
-		[g | g := task_first_open[[sid, l.task]]; g.seq < l.seq],
+		[g | g := task_first_open(sid, l.task); g.seq < l.seq],
 		[g | g := label_group_approach[[sid, l.seq]]],
 	),
 )
@@ -505,18 +505,18 @@ own_contradicting(sid, l) := array.concat(
 lineage_contradicting(sid, l) := array.concat(
 	[g |
 		some t in input.tasks[l.task].lineage
-		g := task_first_crossing[[sid, t]]
+		g := task_first_crossing(sid, t)
 		g.seq < l.seq
 	],
 	array.concat(
 		[g |
 			some t in input.tasks[l.task].lineage
-			g := task_first_open[[sid, t]]
+			g := task_first_open(sid, t)
 			g.seq < l.seq
 		],
 		[g |
 			some t in input.tasks[l.task].lineage
-			task_last_seq[[sid, t]] > l.seq
+			task_last_seq(sid, t) > l.seq
 			some g in scope_task_evidence[[sid, t]]
 			g.seq < l.seq
 			resolution_after[[sid, g.seq]] > l.seq
@@ -524,7 +524,7 @@ lineage_contradicting(sid, l) := array.concat(
 	),
 )
 
-confirmed_before(s, l) if first_confirmation[[s.id, l.task]] < l.seq
+confirmed_before(s, l) if { c := first_confirmation(s.id, l.task); c != null; c < l.seq }
 
 # What the labels of a task in a scope are weighed against: the evidence of
 # the task and of the tasks it resumes (evidence_tasks), each task's built
@@ -543,20 +543,20 @@ scope_task_evidence := {k: fs |
 	count(fs) > 0
 }
 
-task_first_confirmation := {k: cs[0].seq |
-	some k, fs in scope_task_evidence
-	cs := [x | some x in fs; x.type in {"readback", "response"}; confirmation(x)]
+# Functions, not objects built for every task of every scope: only what a
+# label asks is computed, once (OPA keeps a function's answer for its
+# arguments, when it has one: hence null for none). Building them all made
+# analyze half as slow again as the scans they replaced on histories of
+# many small scopes, where each task labels its own delivery (issue 15).
+task_first_confirmation(sid, t) := cs[0].seq if {
+	cs := [x | some x in scope_task_evidence[[sid, t]]; x.type in {"readback", "response"}; confirmation(x)]
 	count(cs) > 0
-}
+} else := null
 
-first_confirmation := {[sid, id]: min(seqs) |
-	some [sid, id, "sent_verified"] in status_labels
-	seqs := [c | some t in evidence_tasks(id); c := task_first_confirmation[[sid, t]]]
+first_confirmation(sid, id) := min(seqs) if {
+	seqs := [c | some t in evidence_tasks(id); c := task_first_confirmation(sid, t); c != null]
 	count(seqs) > 0
-}
-
-# The labels of each scope, by task: one pass over the facts for both.
-status_labels := {[sid, l.task, l.label] | some [sid, _, _], run in scope_runs; some l in run; l.type == "status"}
+} else := null
 
 approach_crossing_or_retreat(f) if approach_or_crossing(f)
 
@@ -849,9 +849,9 @@ others_facts := [f | some f in q_facts; f.task != q.task]
 
 other_tasks := [t | some t in q_tasks; t.id != q.task]
 
-others_state := state_of(others_facts, other_tasks, others_open)
+others_state := state_of(others_facts, other_tasks, null)
 
-q_state := state_of(q_facts, q_tasks, q_open) if q.key != ""
+q_state := state_of(q_facts, q_tasks, null) if q.key != ""
 
 else := null
 
@@ -1256,11 +1256,19 @@ fact_intent(f) := i if {
 	i := f.intent
 } else := ""
 
-# The approaches in ended segments that nothing resolved, among the facts a
-# check weighs and among the other tasks' (state_of's open).
-q_open := [f | some f in q_facts; f.segment_ended; unresolved_weighed(f)]
+# unresolved_within(within, a): a is an approach that nothing after it
+# resolved, in key scope `within` (analyze), or, when within is null, in
+# the scopes a check weighs. state_of asks it only when no confirmation
+# decided the state: a list of a scope's open approaches, given to
+# state_of, was built for every scope, and cost analyze about a tenth of
+# its evaluation on histories whose deliveries are confirmed (issue 15).
+unresolved_within(null, a) if unresolved_weighed(a)
 
-others_open := [f | some f in others_facts; f.segment_ended; unresolved_weighed(f)]
+unresolved_within(within, a) if {
+	is_string(within)
+	a.type in {"picker_opened", "gate_check"}
+	unresolved_in_scope(within, a)
+}
 
 # The seqs of the approaches of the scopes a check weighs that a crossing
 # or retreat after them in their own scope resolved. others_facts and
@@ -1271,9 +1279,11 @@ q_resolved := {a.seq | some s in q_scope; some a in s.facts; a.type in {"picker_
 # checks in a key scope, in order (scope_runs): a test of the type alone, so
 # the two scans of every fact that build it call no function. The other
 # indexes of a scope's evidence read the runs, not the facts again
-# (scope_task_evidence, first_resume_check, status_labels): five scans
-# made analyze about twice as slow as the per-scope scans they replaced, on
-# histories of many small key scopes (issue 15).
+# (scope_task_evidence, first_resume_check): five scans made analyze about
+# twice as slow as the per-scope scans they replaced, on histories of many
+# small key scopes (issue 15). What only some facts need is a function OPA
+# computes when asked and keeps (first_resume_check, task_first_open,
+# task_first_confirmation, unresolved_within), not an object built for all.
 #
 # Cut at its crossings and retreats (its resolutions), a run falls into
 # groups: the facts after one resolution and
@@ -1311,23 +1321,33 @@ resolution_after := {[sid, a.seq]: r |
 	approach(a)
 }
 
-# task_last_seq[[sid, t]]: the seq of task t's last crossing, approach or
-# retreat in scope sid. task_first_crossing[[sid, t]]: its first crossing.
-# task_first_open[[sid, t]]: its first approach that nothing after it in
-# the scope resolved.
-task_last_seq := {k: fs[count(fs) - 1].seq | some k, fs in scope_task_evidence}
+# task_last_seq(sid, t): the seq of task t's last crossing, approach or
+# retreat in scope sid. task_first_crossing(sid, t): its first crossing.
+# task_first_open(sid, t): its first approach that nothing after it in the
+# scope resolved. Functions, not objects: only the tasks a not_sent label
+# weighs are read, once each (OPA keeps a function's answer for its
+# arguments), where objects were built for every task of every scope.
+task_last_seq(sid, t) := fs[count(fs) - 1].seq if fs := scope_task_evidence[[sid, t]]
 
-task_first_crossing := {k: cs[0] |
-	some k, fs in scope_task_evidence
-	cs := [x | some x in fs; x.type in {"picker_accepted", "send_fired", "request_sent", "outgoing_item_seen", "readback", "response"}]
-	count(cs) > 0
+task_first_crossing(sid, t) := g if {
+	g := first_crossing_or_null(sid, t)
+	g != null
 }
 
-task_first_open := {k: os[0] |
-	some k, fs in scope_task_evidence
-	os := [x | some x in fs; x.type in {"picker_opened", "gate_check"}; unresolved_in_scope(k[0], x)]
-	count(os) > 0
+task_first_open(sid, t) := g if {
+	g := first_open_or_null(sid, t)
+	g != null
 }
+
+# Defined for every task, so that OPA keeps the answer for each: an
+# undefined answer is computed again at every call, once per label.
+first_crossing_or_null(sid, t) := first_or_null([x | some x in scope_task_evidence[[sid, t]]; x.type in {"picker_accepted", "send_fired", "request_sent", "outgoing_item_seen", "readback", "response"}])
+
+first_open_or_null(sid, t) := first_or_null([x | some x in scope_task_evidence[[sid, t]]; x.type in {"picker_opened", "gate_check"}; unresolved_in_scope(sid, x)])
+
+first_or_null(xs) := xs[0] if count(xs) > 0
+
+else := null
 
 # label_group_approach[[sid, l.seq]]: the first approach before the not_sent
 # label l in l's group, which a crossing or retreat after l resolves.
