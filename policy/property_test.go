@@ -185,6 +185,9 @@ func evaluate(t *rapid.T, dir string, files map[string][]string) verdicts {
 		t.Fatal(err)
 	}
 	facts := b.Build(res)
+	if two := policy.FactInTwoScopes(facts); two != "" {
+		t.Fatalf("a fact is in two key scopes: %s", two)
+	}
 	a, err := e.Analyze(context.Background(), facts)
 	if err != nil {
 		t.Fatalf("analyze: %v", err)
