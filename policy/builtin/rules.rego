@@ -1265,7 +1265,7 @@ fact_intent(f) := i if {
 unresolved_within(null, a) if unresolved_weighed(a)
 
 unresolved_within(within, a) if {
-	is_string(within)
+	within != null # any other value: no resolution is found, so it counts
 	a.type in {"picker_opened", "gate_check"}
 	unresolved_in_scope(within, a)
 }

@@ -2050,3 +2050,20 @@ unkeyed_resolved_agrees if {
 		is_unkeyed_resolved(a) == is_scanned_unkeyed_resolved(a, input.unkeyed)
 	}
 }
+
+# state_of's within: an approach in an ended segment counts as open unless
+# a later fact of the scope named resolves it. A value that names no scope
+# finds no resolution, so the approach counts (it fails closed), as it does
+# for a check (null) that weighs no scope.
+test_state_of_counts_an_approach_open_unless_its_named_scope_resolves_it if {
+	a := {"seq": 1, "task": "t1", "segment": 0, "type": "picker_opened", "segment_ended": true}
+	r := {"seq": 2, "task": "t1", "segment": 0, "type": "picker_dismissed", "segment_ended": true}
+	t := {"id": "t1", "complete": true, "ended": true}
+	open := {"scopes": [{"id": "s", "facts": [a]}], "tasks": {"t1": t}}
+	resolved := {"scopes": [{"id": "s", "facts": [a, r]}], "tasks": {"t1": t}}
+	state_of([a], [t], "s") == "send_status_unknown" with input as open
+	state_of([a, r], [t], "s") == "not_sent" with input as resolved
+	state_of([a, r], [t], 7) == "send_status_unknown" with input as resolved
+	state_of([a, r], [t], "other") == "send_status_unknown" with input as resolved
+	state_of([a, r], [t], null) == "send_status_unknown" with input as resolved
+}
