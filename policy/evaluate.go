@@ -313,12 +313,19 @@ type partResult struct {
 }
 
 // analyzeBuiltin evaluates the built-in rules by parts.
+// wholePart is what analyze evaluates once beside the groups of key
+// scopes: everything that is not a scope.
+func (e *Engine) wholePart(f *analyzer.Facts) part {
+	p := part{facts: f, scopes: []*analyzer.Scope{}, global: true, authorizations: f.Authorizations, unkeyedTypes: e.unkeyedTypes}
+	if f.Scopes == nil {
+		p.scopes = nil
+	}
+	return p
+}
+
 func (e *Engine) analyzeBuiltin(ctx context.Context, f *analyzer.Facts) (*Analysis, error) {
 	gs := groups(f)
-	whole := part{facts: f, scopes: []*analyzer.Scope{}, global: true, authorizations: f.Authorizations, unkeyedTypes: e.unkeyedTypes}
-	if f.Scopes == nil {
-		whole.scopes = nil
-	}
+	whole := e.wholePart(f)
 	results := make([]partResult, len(gs)+1)
 	byKey := authorizationsByKey(f)
 	run := func(j int) {
