@@ -955,10 +955,12 @@ func (f *Facts) inheritedIntents(onCycle map[*Task]bool) map[*Task]*Intent {
 		case onCycle[t]:
 			out[t] = f.inheritedIntent(t)
 		case cur == nil:
-		case intentBefore(cur, t) != nil:
-			out[t] = intentBefore(cur, t)
-		case inheritsFrom(t, cur):
-			out[t] = out[cur]
+		default:
+			if in := intentBefore(cur, t); in != nil {
+				out[t] = in
+			} else if inheritsFrom(t, cur) {
+				out[t] = out[cur]
+			}
 		}
 	}
 	return out

@@ -312,7 +312,6 @@ type partResult struct {
 	err      error
 }
 
-// analyzeBuiltin evaluates the built-in rules by parts.
 // wholePart is what analyze evaluates once beside the groups of key
 // scopes: everything that is not a scope.
 func (e *Engine) wholePart(f *analyzer.Facts) part {
@@ -323,6 +322,7 @@ func (e *Engine) wholePart(f *analyzer.Facts) part {
 	return p
 }
 
+// analyzeBuiltin evaluates the built-in rules by parts.
 func (e *Engine) analyzeBuiltin(ctx context.Context, f *analyzer.Facts) (*Analysis, error) {
 	gs := groups(f)
 	whole := e.wholePart(f)
