@@ -548,10 +548,10 @@ scope_task_evidence := {k: fs |
 # arguments, when it has one: hence null for none). Building them all made
 # analyze half as slow again as the scans they replaced on histories of
 # many small scopes, where each task labels its own delivery (issue 15).
-task_first_confirmation(sid, t) := cs[0].seq if {
-	cs := [x | some x in scope_task_evidence[[sid, t]]; x.type in {"readback", "response"}; confirmation(x)]
-	count(cs) > 0
-} else := null
+# first_or_null, with the other helpers at the end of this file, gives a
+# list's first element, or null for an empty list, as the lookups of a
+# not_sent label's evidence do too (task_first_crossing, task_first_open).
+task_first_confirmation(sid, t) := first_or_null([x.seq | some x in scope_task_evidence[[sid, t]]; x.type in {"readback", "response"}; confirmation(x)])
 
 first_confirmation(sid, id) := min(seqs) if {
 	seqs := [c | some t in evidence_tasks(id); c := task_first_confirmation(sid, t); c != null]
