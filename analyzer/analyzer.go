@@ -401,12 +401,13 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 	}
 	group := make([]int32, b.nfacts)
 	count := make([]int, len(f.Scopes)+1)
-	// The last crossing or retreat of each task's segment: an approach
-	// before it is resolved (SPEC §4 rule 2), whatever intent it names.
-	f.lastResolving = map[taskSegment]int{}
+	// The crossings and retreats of each task's segment, in order: what
+	// may resolve an approach (SPEC §4 rule 2), for otherReadings.
+	f.resolving = map[taskSegment][]resolution{}
 	for _, r := range evidence {
 		if fact := b.fact(r); crossingType(fact.Type) || fact.Type == "picker_dismissed" {
-			f.lastResolving[taskSegment{fact.Task, fact.Segment}] = fact.Seq
+			k := taskSegment{fact.Task, fact.Segment}
+			f.resolving[k] = append(f.resolving[k], resolution{fact.Seq, b.factAt[r]})
 		}
 	}
 	for _, r := range evidence {
@@ -438,7 +439,7 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 			f.Unkeyed = run
 		}
 	}
-	f.lastResolving = nil
+	f.resolving = nil
 	if len(f.ambiguous) > 0 {
 		// A run shares its chunk: the merge makes a slice of its own.
 		f.Unkeyed = append(slices.Clip(f.Unkeyed), f.ambiguous...)
@@ -1243,8 +1244,8 @@ func mayHaveCrossed(fact *Fact) bool {
 // adversarial reviews found each of these allowing:
 //   - made before the task declared the intent it is given (its first,
 //     declared later; a named id declared only later; an approach nothing
-//     of its task resolves later in its segment): no intent was in force,
-//     no destination known;
+//     of its task resolves in its segment before that intent's instant,
+//     resolvedBefore): no intent was in force, no destination known;
 //   - sharing its instant with that intent: the intent in force before
 //     the instant (none, for a task with no earlier intent), every other
 //     intent declared at it, and, for a named id, a predecessor's intent
@@ -1261,7 +1262,7 @@ func (f *Facts) otherReadings(t *Task, in *Intent, named string, fact *Fact, at 
 	sharing := func(o *Intent) reading {
 		return reading{o, fmt.Sprintf("it shares its instant (%s) with task %s's intent %s, so it may be intent %s's", fact.TS, t.ID, in.ID, o.ID)}
 	}
-	none := in.Seq > fact.Seq && (crossingType(fact.Type) || f.lastResolving[taskSegment{t.ID, fact.Segment}] < fact.Seq)
+	none := in.Seq > fact.Seq && (crossingType(fact.Type) || !f.resolvedBefore(fact, in))
 	if in.at == at {
 		var before *Intent
 		for i := range t.Intents {
@@ -1319,6 +1320,33 @@ func (f *Facts) otherReadings(t *Task, in *Intent, named string, fact *Fact, at 
 		d := o.Destination
 		copyAs(&d, r.why)
 	}
+}
+
+// resolution is a crossing or retreat, by its place in the order and its
+// instant.
+type resolution struct {
+	seq int
+	at  stamp
+}
+
+// resolvedBefore reports whether an approach made before its task declared
+// the intent it is given (in) is resolved within the reading where no
+// intent was in force: by a crossing or retreat of its task and segment
+// after it and at an instant before the intent's. One at the intent's
+// instant or later may be that intent's, in its own key scope, and an
+// approach is resolved only in its own scope (docs/decisions.md): a
+// worker's allowing send check before any intent, then a picker opened
+// and dismissed for its later intent's channel, allowed a check of
+// another channel (a fifteenth review).
+func (f *Facts) resolvedBefore(fact *Fact, in *Intent) bool {
+	rs := f.resolving[taskSegment{fact.Task, fact.Segment}]
+	i, _ := slices.BinarySearchFunc(rs, fact.Seq, func(r resolution, seq int) int { return cmp.Compare(r.seq, seq) })
+	for ; i < len(rs) && rs[i].seq < in.Seq; i++ {
+		if rs[i].seq > fact.Seq && rs[i].at.compare(in.at) < 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // taskSegment names one segment of one task.

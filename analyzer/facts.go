@@ -45,9 +45,9 @@ type Facts struct {
 	// Query is set only for `check`: the question being asked.
 	Query *Query `json:"query,omitempty"`
 
-	titlesByIdentity map[string][]string // identityTitles, built on first use
-	ambiguous        []Fact              // otherReadings' copies, until Build merges them
-	lastResolving    map[taskSegment]int // during attribution: see Build
+	titlesByIdentity map[string][]string          // identityTitles, built on first use
+	ambiguous        []Fact                       // otherReadings' copies, until Build merges them
+	resolving        map[taskSegment][]resolution // during attribution: see Build
 }
 
 // Options are settings of a run that rules read.

@@ -256,6 +256,10 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		// slack/C1 intent) by its picker_dismissed under a title-only intent,
 		// another scope it weighs; analyze calls the scope send_status_unknown.
 		{"retreat-other-scope", "a retreat in another weighed scope resolves no approach", c1},
+		// A fifteenth review: w1's allowing send check came before it
+		// declared any intent; the retreat after it is its slack/C2
+		// intent's, which resolves nothing of the no-intent reading.
+		{"preintent-approach-other-scope", "a retreat after the intent resolves no approach made before any intent", []string{"--task", "p1", "--checkpoint", "send"}},
 		// A sixth review, of agents' own checks.
 		{"k_quoted", `--checkpoint "send", quoted, is send`, []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"c_globalflag", "effectlint --color never check … is a check", []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
