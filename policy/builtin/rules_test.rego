@@ -2067,3 +2067,20 @@ test_state_of_counts_an_approach_open_unless_its_named_scope_resolves_it if {
 	state_of([a, r], [t], "other") == "send_status_unknown" with input as resolved
 	state_of([a, r], [t], null) == "send_status_unknown" with input as resolved
 }
+
+# q_resolved and unresolved_within narrow to the approach types by a
+# literal before asking approach(a): a type approach(f) came to accept
+# without the literal knowing it would leave that approach never open.
+test_the_approach_literal_lists_every_type_approach_accepts if {
+	every t in scope_fact_types | {"intent", "task_started", "task_ended", "authorization"} {
+		every cp in {"resume", "picker", "send"} {
+			every d in {"allow", "stop"} {
+				literal_covers({"type": t, "checkpoint": cp, "decision": d})
+			}
+		}
+	}
+}
+
+literal_covers(f) if not approach(f)
+
+literal_covers(f) if f.type in {"picker_opened", "gate_check"}
