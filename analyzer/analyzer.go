@@ -407,7 +407,7 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 	for _, r := range evidence {
 		if fact := b.fact(r); crossingType(fact.Type) || fact.Type == "picker_dismissed" {
 			k := taskSegment{fact.Task, fact.Segment}
-			f.resolving[k] = append(f.resolving[k], resolution{fact.Seq, b.factAt[r]})
+			f.resolving[k] = append(f.resolving[k], resolution{fact.Seq, b.factAt[r], fact.Intent})
 		}
 	}
 	for _, r := range evidence {
@@ -1244,8 +1244,8 @@ func mayHaveCrossed(fact *Fact) bool {
 // adversarial reviews found each of these allowing:
 //   - made before the task declared the intent it is given (its first,
 //     declared later; a named id declared only later; an approach nothing
-//     of its task resolves in its segment before that intent's instant,
-//     resolvedBefore): no intent was in force, no destination known;
+//     in no key scope resolves, resolvedBefore): no intent was in force,
+//     no destination known;
 //   - sharing its instant with that intent: the intent in force before
 //     the instant (none, for a task with no earlier intent), every other
 //     intent declared at it, and, for a named id, a predecessor's intent
@@ -1262,7 +1262,7 @@ func (f *Facts) otherReadings(t *Task, in *Intent, named string, fact *Fact, at 
 	sharing := func(o *Intent) reading {
 		return reading{o, fmt.Sprintf("it shares its instant (%s) with task %s's intent %s, so it may be intent %s's", fact.TS, t.ID, in.ID, o.ID)}
 	}
-	none := in.Seq > fact.Seq && (crossingType(fact.Type) || !f.resolvedBefore(fact, in))
+	none := in.Seq > fact.Seq && (crossingType(fact.Type) || !f.resolvedBefore(t, fact, in))
 	if in.at == at {
 		var before *Intent
 		for i := range t.Intents {
@@ -1276,7 +1276,7 @@ func (f *Facts) otherReadings(t *Task, in *Intent, named string, fact *Fact, at 
 		if before != nil && (named == "" || before.ID == named) {
 			others = append(others, sharing(before))
 		}
-		if before == nil && named == "" && crossingType(fact.Type) {
+		if before == nil && named == "" && (crossingType(fact.Type) || !f.resolvedBefore(t, fact, in)) {
 			none = true
 		}
 		if named != "" {
@@ -1322,27 +1322,40 @@ func (f *Facts) otherReadings(t *Task, in *Intent, named string, fact *Fact, at 
 	}
 }
 
-// resolution is a crossing or retreat, by its place in the order and its
-// instant.
+// resolution is a crossing or retreat, by its place in the order, its
+// instant and the intent it names.
 type resolution struct {
-	seq int
-	at  stamp
+	seq    int
+	at     stamp
+	intent string
 }
 
-// resolvedBefore reports whether an approach made before its task declared
-// the intent it is given (in) is resolved within the reading where no
-// intent was in force: by a crossing or retreat of its task and segment
-// after it and at an instant before the intent's. One at the intent's
-// instant or later may be that intent's, in its own key scope, and an
-// approach is resolved only in its own scope (docs/decisions.md): a
+// resolvedBefore reports whether an approach read with no intent in force
+// (made before, or at the instant of, the intent it is given: in) is
+// resolved within that reading: by a crossing or retreat of its task and
+// segment after it that is in no key scope either. That is one at an
+// instant before any intent of the task and the intent given, when the
+// task inherits none, and naming no intent or the approach's own. Any
+// other is an intent's, in its own key scope, and an approach is resolved
+// only in its own scope (docs/decisions.md). A fifteenth review: a
 // worker's allowing send check before any intent, then a picker opened
 // and dismissed for its later intent's channel, allowed a check of
-// another channel (a fifteenth review).
-func (f *Facts) resolvedBefore(fact *Fact, in *Intent) bool {
+// another channel; a sixteenth: the same through a retreat of an intent
+// in force while the approach named one declared later, and an approach
+// at its task's first intent's instant.
+func (f *Facts) resolvedBefore(t *Task, fact *Fact, in *Intent) bool {
+	if t.InheritedIntent != nil {
+		return false
+	}
+	bound := in.at
+	if len(t.Intents) > 0 && t.Intents[0].at.compare(bound) < 0 {
+		bound = t.Intents[0].at
+	}
 	rs := f.resolving[taskSegment{fact.Task, fact.Segment}]
 	i, _ := slices.BinarySearchFunc(rs, fact.Seq, func(r resolution, seq int) int { return cmp.Compare(r.seq, seq) })
 	for ; i < len(rs) && rs[i].seq < in.Seq; i++ {
-		if rs[i].seq > fact.Seq && rs[i].at.compare(in.at) < 0 {
+		r := rs[i]
+		if r.seq > fact.Seq && r.at.compare(bound) < 0 && (r.intent == "" || r.intent == fact.Intent) {
 			return true
 		}
 	}

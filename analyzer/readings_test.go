@@ -14,26 +14,32 @@ import (
 // intent's, in its own key scope, and resolves nothing else (a fifteenth
 // review: a check of another channel allowed).
 func TestOtherReadings_AnApproachBeforeAnyIntentIsResolvedOnlyBeforeIt(t *testing.T) {
-	const head = `{"ts":"2026-11-30T07:00:04Z","task":"w1","type":"task_started","relation":"delegated","parent":"p1"}
-{"ts":"2026-11-30T07:00:05Z","task":"w1","type":"gate_check","checkpoint":"send","decision":"allow"}
-`
-	const intent = `{"ts":"2026-11-30T07:00:07Z","task":"w1","type":"intent","destination":{"provider":"slack","id":"C2"},"content":{"sha256":"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"}}
-`
-	const retreatAt6 = `{"ts":"2026-11-30T07:00:06Z","task":"w1","type":"picker_dismissed"}
-`
-	const pairAt8 = `{"ts":"2026-11-30T07:00:08Z","task":"w1","type":"picker_opened"}
-{"ts":"2026-11-30T07:00:09Z","task":"w1","type":"picker_dismissed"}
-`
-	const retreatAt7 = `{"ts":"2026-11-30T07:00:07Z","task":"w1","type":"picker_dismissed"}
-`
+	const sha = `"content":{"sha256":"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"}`
+	line := func(sec, rest string) string {
+		return `{"ts":"2026-11-30T07:00:` + sec + `Z","task":"w1",` + rest + "}\n"
+	}
+	started := line("04", `"type":"task_started","relation":"delegated","parent":"p1"`)
+	check := func(sec, named string) string {
+		return line(sec, `"type":"gate_check","checkpoint":"send","decision":"allow"`+named)
+	}
+	intent := func(sec, id, channel string) string {
+		return line(sec, `"type":"intent","intent":"`+id+`","destination":{"provider":"slack","id":"`+channel+`"},`+sha)
+	}
+	retreat := func(sec string) string { return line(sec, `"type":"picker_dismissed"`) }
+	opened := func(sec string) string { return line(sec, `"type":"picker_opened"`) }
 	for _, c := range []struct {
 		name, text string
 		copied     bool
 	}{
-		{"retreat after the intent", head + intent + pairAt8, true},
-		{"retreat before the intent", head + retreatAt6 + intent, false},
-		{"retreat at the intent's instant", head + retreatAt7 + intent, true},
-		{"no retreat", head + intent, true},
+		{"retreat after the intent", started + check("05", "") + intent("07", "w", "C2") + opened("08") + retreat("09"), true},
+		{"retreat before the intent", started + check("05", "") + retreat("06") + intent("07", "w", "C2"), false},
+		{"retreat at the intent's instant", started + check("05", "") + retreat("07") + intent("07", "w", "C2"), true},
+		{"no retreat", started + check("05", "") + intent("07", "w", "C2"), true},
+		// A sixteenth review: the approach at the instant of the task's
+		// first intent; and an approach naming w, declared later, whose
+		// only retreat is of intent a, in force then.
+		{"approach at the intent's instant", started + check("07", "") + intent("07", "w", "C2"), true},
+		{"retreat of another intent", started + intent("04", "a", "C3") + check("05", `,"intent":"w"`) + retreat("06") + intent("07", "w", "C2"), true},
 	} {
 		b := New()
 		res, err := transcripts.Read([]string{"-"}, transcripts.Options{Stdin: strings.NewReader(c.text)}, b.Add)

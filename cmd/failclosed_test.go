@@ -260,6 +260,11 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		// declared any intent; the retreat after it is its slack/C2
 		// intent's, which resolves nothing of the no-intent reading.
 		{"preintent-approach-other-scope", "a retreat after the intent resolves no approach made before any intent", []string{"--task", "p1", "--checkpoint", "send"}},
+		// A sixteenth review, of that fix: the same approach at the very
+		// instant of its task's first intent, and one naming an intent
+		// declared later, its retreat another intent's.
+		{"preintent-approach-at-first-intent", "an approach at the instant of the task's first intent may have had none", []string{"--task", "t3", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		{"preintent-named-approach-other-intent-retreat", "a retreat of the intent in force resolves no approach naming one declared later", []string{"--task", "t3", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		// A sixth review, of agents' own checks.
 		{"k_quoted", `--checkpoint "send", quoted, is send`, []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"c_globalflag", "effectlint --color never check … is a check", []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
