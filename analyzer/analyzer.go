@@ -1205,6 +1205,11 @@ func (f *Facts) attribute(fact *Fact, at stamp, scopes map[string]*Scope) *Scope
 	}
 	if in == nil || in.KeyError != "" {
 		if in != nil {
+			// The intent it is given, as a keyed fact carries it: the
+			// rules resolve an unkeyed approach only by evidence of the
+			// same intent (a retreat of another keyless intent, or a
+			// reading of another, resolves nothing: stop 25's CI).
+			fact.Intent = in.ID
 			why = "intent " + in.ID + " has no key: " + in.KeyError
 			if d := in.Destination; d != (Destination{}) {
 				fact.rare().UnkeyedDestination = &d
@@ -1300,11 +1305,17 @@ func (f *Facts) otherReadings(t *Task, in *Intent, named string, fact *Fact, at 
 			others = append(others, reading{c, fmt.Sprintf("task %s's intents %s and %s are ordered by one instant (%s), so it may be intent %s's", t.ID, c.ID, in.ID, formatTS(in.at.time()), c.ID)})
 		}
 	}
-	copyAs := func(d *Destination, why string) {
+	// A copy carries the intent of its reading ("" for none), so that the
+	// rules resolve it only by evidence of that same reading.
+	copyAs := func(o *Intent, why string) {
 		c := *fact
 		rare := fact.Rare()
-		rare.UnkeyedDestination, rare.UnkeyedBecause = d, why
-		c.FactRare, c.Intent = &rare, ""
+		rare.UnkeyedDestination, rare.UnkeyedBecause, c.Intent = nil, why, ""
+		if o != nil {
+			d := o.Destination
+			rare.UnkeyedDestination, c.Intent = &d, o.ID
+		}
+		c.FactRare = &rare
 		f.ambiguous = append(f.ambiguous, c)
 	}
 	if none {
@@ -1317,8 +1328,7 @@ func (f *Facts) otherReadings(t *Task, in *Intent, named string, fact *Fact, at 
 			continue
 		}
 		seen[o] = true
-		d := o.Destination
-		copyAs(&d, r.why)
+		copyAs(o, r.why)
 	}
 }
 

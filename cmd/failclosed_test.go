@@ -265,6 +265,13 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		// declared later, its retreat another intent's.
 		{"preintent-approach-at-first-intent", "an approach at the instant of the task's first intent may have had none", []string{"--task", "t3", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"preintent-named-approach-other-intent-retreat", "a retreat of the intent in force resolves no approach naming one declared later", []string{"--task", "t3", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		// Stop 25's CI (a random history): unkeyed evidence was resolved
+		// by any unkeyed evidence of its task that named no intent, so a
+		// keyless intent's crossing resolved the no-intent reading of an
+		// approach at the intent's instant, and one keyless intent's
+		// retreat another's approach.
+		{"keyless-crossing-resolves-no-intent-reading", "a keyless intent's crossing of another channel resolves no approach read with no intent", []string{"--task", "t3", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		{"keyless-retreat-of-another-intent", "a keyless intent's retreat resolves no approach of another keyless intent", []string{"--task", "t3", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		// A sixth review, of agents' own checks.
 		{"k_quoted", `--checkpoint "send", quoted, is send`, []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"c_globalflag", "effectlint --color never check … is a check", []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},

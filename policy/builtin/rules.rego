@@ -968,13 +968,13 @@ unkeyed_may_have_crossed(f) if {
 }
 
 # An unkeyed approach is resolved only by a later crossing or retreat of the
-# same task, segment and intent. Unkeyed facts are not grouped by key, so
-# another intent's retreat (a picker dismissed for another channel) would
-# otherwise count (a second adversarial review: an approach of one unkeyed
-# intent, then a retreat of another, and the gate allowed a sibling).
-unkeyed_resolved(a) if a.seq < unkeyed_last_resolution[[a.task, a.segment, fact_intent(a)]]
+# same task, segment and reading: the intent the analyzer gives it ("" for
+# none) and its destination. Else another intent's retreat would count (a
+# second review; stop 25's CI: a keyless intent's crossing resolved the
+# no-intent reading of an approach at its instant, and a check allowed).
+unkeyed_resolved(a) if a.seq < unkeyed_last_resolution[[a.task, a.segment, fact_intent(a), unkeyed_destination(a)]]
 
-# The seq of the last crossing or retreat of each task, segment and intent
+# The seq of the last crossing or retreat of each task, segment and reading
 # among the unkeyed facts, built once per evaluation: an approach before it
 # is resolved. The gate first scanned every unkeyed fact for each unkeyed
 # approach (3.5 s for a check over 50,000 events with delegated workers,
@@ -983,9 +983,9 @@ unkeyed_resolved(a) if a.seq < unkeyed_last_resolution[[a.task, a.segment, fact_
 # retreats of four workers, 1.5 s). The inner comprehension is indexed by
 # task and segment.
 unkeyed_last_resolution := {k: max(seqs) |
-	some k in {[f.task, f.segment, fact_intent(f)] | some f in input.unkeyed; crossing_or_retreat(f)}
-	[t, s, i] := k
-	seqs := [g.seq | some g in input.unkeyed; g.task == t; g.segment == s; crossing_or_retreat(g); fact_intent(g) == i]
+	some k in {[f.task, f.segment, fact_intent(f), unkeyed_destination(f)] | some f in input.unkeyed; crossing_or_retreat(f)}
+	[t, s, i, d] := k
+	seqs := [g.seq | some g in input.unkeyed; g.task == t; g.segment == s; crossing_or_retreat(g); fact_intent(g) == i; unkeyed_destination(g) == d]
 }
 
 unkeyed_relevant(_) if q.key == ""
