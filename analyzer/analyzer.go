@@ -1205,11 +1205,14 @@ func (f *Facts) attribute(fact *Fact, at stamp, scopes map[string]*Scope) *Scope
 	}
 	if in == nil || in.KeyError != "" {
 		if in != nil {
-			// The intent it is given, as a keyed fact carries it: the
-			// rules resolve an unkeyed approach only by evidence of the
-			// same intent (a retreat of another keyless intent, or a
-			// reading of another, resolves nothing: stop 25's CI).
+			// The intent it is given, as a keyed fact carries it, and
+			// the task that declared it: the rules resolve an unkeyed
+			// approach only by evidence of the same intent (a retreat of
+			// another keyless intent, or a reading of another, resolves
+			// nothing: stop 25's CI; a seventeenth review: a resumed
+			// task's own intent of its predecessor's id).
 			fact.Intent = in.ID
+			fact.rare().IntentTask = in.Task
 			why = "intent " + in.ID + " has no key: " + in.KeyError
 			if d := in.Destination; d != (Destination{}) {
 				fact.rare().UnkeyedDestination = &d
@@ -1310,10 +1313,10 @@ func (f *Facts) otherReadings(t *Task, in *Intent, named string, fact *Fact, at 
 	copyAs := func(o *Intent, why string) {
 		c := *fact
 		rare := fact.Rare()
-		rare.UnkeyedDestination, rare.UnkeyedBecause, c.Intent = nil, why, ""
+		rare.UnkeyedDestination, rare.UnkeyedBecause, c.Intent, rare.IntentTask = nil, why, "", ""
 		if o != nil {
 			d := o.Destination
-			rare.UnkeyedDestination, c.Intent = &d, o.ID
+			rare.UnkeyedDestination, c.Intent, rare.IntentTask = &d, o.ID, o.Task
 		}
 		c.FactRare = &rare
 		f.ambiguous = append(f.ambiguous, c)

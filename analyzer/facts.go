@@ -216,8 +216,12 @@ type FactRare struct {
 	// concern, SPEC §4).
 	UnkeyedBecause     string       `json:"unkeyed_because,omitempty"`
 	UnkeyedDestination *Destination `json:"unkeyed_destination,omitempty"`
-	Label              string       `json:"label,omitempty"`
-	IdempotencyToken   string       `json:"idempotency_token,omitempty"`
+	// IntentTask is the task that declared the intent an unkeyed fact
+	// is given (its Intent): ids are a task's own, and a resumed task may
+	// declare one its predecessor also did. "" when it is given none.
+	IntentTask       string `json:"intent_task,omitempty"`
+	Label            string `json:"label,omitempty"`
+	IdempotencyToken string `json:"idempotency_token,omitempty"`
 }
 
 // Rare returns the fact's rare fields, zero when it has none.

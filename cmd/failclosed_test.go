@@ -272,6 +272,11 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		// retreat another's approach.
 		{"keyless-crossing-resolves-no-intent-reading", "a keyless intent's crossing of another channel resolves no approach read with no intent", []string{"--task", "t3", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"keyless-retreat-of-another-intent", "a keyless intent's retreat resolves no approach of another keyless intent", []string{"--task", "t3", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		// A seventeenth review, of that fix: intent ids are a task's own,
+		// and a resumed task's keyless intent may bear its predecessor's.
+		{"resumer-own-keyless-id-of-predecessor", "a retreat of the resumer's keyless q1 resolves no approach that may be its predecessor's q1", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		{"resumer-own-keyless-automatic-id", "the same with the automatic id #1", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		{"resumer-keyless-retreat-of-inherited", "a retreat of the resumer's keyless #1 resolves no approach of the inherited keyless #1", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		// A sixth review, of agents' own checks.
 		{"k_quoted", `--checkpoint "send", quoted, is send`, []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"c_globalflag", "effectlint --color never check … is a check", []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},

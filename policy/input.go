@@ -66,7 +66,7 @@ func init() {
 		key_unknown start referenced_at lineage seq ts reason at key key_error scope scope_id authorization
 		destination weak_destination content_sha256 content_name provider title by identity facts type
 		segment_ended intent unkeyed_because checkpoint decision result label ok idempotency_token fields
-		checkpoint task_known intent_given unkeyed_destination`) {
+		checkpoint task_known intent_given unkeyed_destination intent_task`) {
 		keyTerms[name] = ast.StringTerm(name)
 	}
 }
@@ -270,7 +270,7 @@ func (c factConv) fact(f *analyzer.Fact) *ast.Term {
 	for _, s := range [...]struct {
 		name, v string
 	}{{"intent", f.Intent}, {"unkeyed_because", rare.UnkeyedBecause}, {"checkpoint", f.Checkpoint},
-		{"decision", f.Decision}, {"result", f.Result}, {"label", rare.Label}} {
+		{"decision", f.Decision}, {"result", f.Result}, {"label", rare.Label}, {"intent_task", rare.IntentTask}} {
 		if s.v != "" {
 			items = append(items, item(s.name, sterm(s.v)))
 		}

@@ -968,11 +968,11 @@ unkeyed_may_have_crossed(f) if {
 }
 
 # An unkeyed approach is resolved only by a later crossing or retreat of the
-# same task, segment and reading: the intent the analyzer gives it ("" for
-# none) and its destination. Else another intent's retreat would count (a
-# second review; stop 25's CI: a keyless intent's crossing resolved the
-# no-intent reading of an approach at its instant, and a check allowed).
-unkeyed_resolved(a) if a.seq < unkeyed_last_resolution[[a.task, a.segment, fact_intent(a), unkeyed_destination(a)]]
+# same task, segment and reading: the intent the analyzer gives it and the
+# task that declared it ("" for none). Else another intent's retreat would
+# count (a second review; stop 25's CI: a keyless intent's crossing resolved
+# the no-intent reading of an approach; a 17th: a predecessor's intent id).
+unkeyed_resolved(a) if a.seq < unkeyed_last_resolution[[a.task, a.segment, fact_intent(a), fact_intent_task(a)]]
 
 # The seq of the last crossing or retreat of each task, segment and reading
 # among the unkeyed facts, built once per evaluation: an approach before it
@@ -983,9 +983,9 @@ unkeyed_resolved(a) if a.seq < unkeyed_last_resolution[[a.task, a.segment, fact_
 # retreats of four workers, 1.5 s). The inner comprehension is indexed by
 # task and segment.
 unkeyed_last_resolution := {k: max(seqs) |
-	some k in {[f.task, f.segment, fact_intent(f), unkeyed_destination(f)] | some f in input.unkeyed; crossing_or_retreat(f)}
+	some k in {[f.task, f.segment, fact_intent(f), fact_intent_task(f)] | some f in input.unkeyed; crossing_or_retreat(f)}
 	[t, s, i, d] := k
-	seqs := [g.seq | some g in input.unkeyed; g.task == t; g.segment == s; crossing_or_retreat(g); fact_intent(g) == i; unkeyed_destination(g) == d]
+	seqs := [g.seq | some g in input.unkeyed; g.task == t; g.segment == s; crossing_or_retreat(g); fact_intent(g) == i; fact_intent_task(g) == d]
 }
 
 unkeyed_relevant(_) if q.key == ""
@@ -1368,3 +1368,9 @@ label_group_approach := {[sid, l.seq]: approaches[0] |
 # crossing known by it was not weighed, and a check allowed
 # (testdata/adversarial/title-nbsp, TestFoldedTitle_IsTheAnalyzers).
 white_space_runs := `[\t\n\v\f\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}]+`
+
+# fact_intent_task is the task that declared the intent an unkeyed fact is
+# given, "" when none (an intent id is its task's own).
+fact_intent_task(f) := t if {
+	t := f.intent_task
+} else := ""

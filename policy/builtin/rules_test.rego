@@ -1649,14 +1649,15 @@ test_gate_an_unkeyed_approach_is_resolved_only_by_its_own_reading if {
 	elsewhere := {"provider": "slack", "id": "C0OTHER99"}
 	here := {"provider": "slack", "id": "C024BE91L"}
 	no_intent := unkeyed(check_allow(1, "t5", "send"))
-	crossed := object.union(unkeyed(ev(2, "t5", "picker_accepted")), {"intent": "#1", "unkeyed_destination": elsewhere})
+	crossed := object.union(unkeyed(ev(2, "t5", "picker_accepted")), {"intent": "#1", "intent_task": "t5", "unkeyed_destination": elsewhere})
 	stopped_by(unkeyed_world([no_intent, crossed]), ask("t2", "send"), "UNKEYED_CROSSING")
-	opened := object.union(unkeyed(ev(1, "t5", "picker_opened")), {"intent": "#1", "unkeyed_destination": here})
-	dismissed := object.union(unkeyed(ev(2, "t5", "picker_dismissed")), {"intent": "#2", "unkeyed_destination": here})
+	opened := object.union(unkeyed(ev(1, "t5", "picker_opened")), {"intent": "#1", "intent_task": "t5", "unkeyed_destination": here})
+	dismissed := object.union(unkeyed(ev(2, "t5", "picker_dismissed")), {"intent": "#2", "intent_task": "t5", "unkeyed_destination": here})
 	stopped_by(unkeyed_world([opened, dismissed]), ask("t2", "send"), "UNKEYED_CROSSING")
-	# One id, two intents: a predecessor's #1 for this channel, the task's
-	# own #1 for another.
-	stopped_by(unkeyed_world([opened, object.union(dismissed, {"intent": "#1", "unkeyed_destination": elsewhere})]), ask("t2", "send"), "UNKEYED_CROSSING")
+	# One id, two intents of one channel: a reading of the predecessor
+	# t4's #1, and t5's own keyless #1 (a seventeenth review).
+	inherited := object.union(opened, {"intent_task": "t4"})
+	stopped_by(unkeyed_world([inherited, object.union(dismissed, {"intent": "#1"})]), ask("t2", "send"), "UNKEYED_CROSSING")
 	# Controls: the reading's own crossing or retreat resolves it.
 	own_crossing := object.union(unkeyed(ev(2, "t5", "picker_accepted")), {"unkeyed_destination": elsewhere})
 	not_stopped_by(unkeyed_world([object.union(no_intent, {"unkeyed_destination": elsewhere}), own_crossing]), ask("t2", "send"), "UNKEYED_CROSSING")
@@ -1932,7 +1933,7 @@ scanned_unkeyed_resolved(a, facts) if {
 	f.seq > a.seq
 	crossing_or_retreat(f)
 	fact_intent(f) == fact_intent(a)
-	unkeyed_destination(f) == unkeyed_destination(a)
+	fact_intent_task(f) == fact_intent_task(a)
 }
 
 # What contradicts a not_sent label, as the label rule read it before: the
@@ -2068,29 +2069,29 @@ world_holds_each_answer if {
 
 test_unkeyed_resolved_is_the_scan if {
 	every w in resolution_worlds {
-		unkeyed_resolved_agrees with input as {"unkeyed": with_destinations(w)}
+		unkeyed_resolved_agrees with input as {"unkeyed": with_intent_tasks(w)}
 	}
 }
 
-# Unkeyed facts of one intent id with and without a destination: a reading
-# with no intent in force shares the id "" with facts of no destination.
-with_destinations(w) := array.concat(
-	[object.union(f, {"unkeyed_destination": {"provider": "slack", "id": "C1"}}) | some f in w; f.seq % 3 == 0],
+# Unkeyed facts of one intent id declared by two tasks: a resumed task may
+# declare an id its predecessor did.
+with_intent_tasks(w) := array.concat(
+	[object.union(f, {"intent_task": "t0"}) | some f in w; f.seq % 3 == 0],
 	[f | some f in w; f.seq % 3 != 0],
 )
 
 # Controls: a reading's own retreat resolves its approach, and one of the
-# same intent id but another destination does not.
+# same intent id declared by another task does not.
 test_unkeyed_worlds_resolve_by_reading if {
 	a := {"seq": 1, "task": "t1", "segment": 0, "intent": "i1", "type": "picker_opened"}
 	r := {"seq": 2, "task": "t1", "segment": 0, "intent": "i1", "type": "picker_dismissed"}
-	d := {"unkeyed_destination": {"provider": "slack", "id": "C1"}}
+	d := {"intent_task": "t0"}
 	is_unkeyed_resolved(a) with input as {"unkeyed": [a, r]}
 	not is_unkeyed_resolved(a) with input as {"unkeyed": [a, object.union(r, d)]}
 	not is_scanned_unkeyed_resolved(a, [a, object.union(r, d)])
 	some w in resolution_worlds
-	some x in with_destinations(w)
-	x.unkeyed_destination
+	some x in with_intent_tasks(w)
+	x.intent_task
 }
 
 unkeyed_resolved_agrees if {
