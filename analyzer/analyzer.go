@@ -979,21 +979,36 @@ func (f *Facts) inheritedAtATie(t *Task) {
 		return
 	}
 	start := stampOf(t.startTime)
-	var before, at *Intent
+	var before *Intent
+	var at []*Intent
 	for i := range cur.Intents {
 		switch c := &cur.Intents[i]; c.at.compare(start) {
 		case -1:
 			before = c
 		case 0:
-			at = c
+			at = append(at, c)
 		}
 	}
-	if at != nil && (before == nil || before.ScopeID != at.ScopeID) {
-		other := "none"
-		if before != nil {
-			other = before.ID
+	// Each intent declared at the instant, and the one before, may be
+	// the one it took over. Keyless intents are readings of their own
+	// (a nineteenth review: two keyless intents have no scope, and the
+	// scopes compared equal). It is a task of each one's key scope: else
+	// a scope it may hold would not weigh its incomplete history (a
+	// property test: which one it was given turned on the order by
+	// content at the instant).
+	if len(at) == 0 {
+		return
+	}
+	last, other := at[len(at)-1], "none"
+	if before != nil {
+		at, other = append(at, before), before.ID
+	}
+	for _, c := range at {
+		if before == nil || !oneReading(before, c) {
+			t.incomplete(fmt.Sprintf("it started at the instant task %s declared intent %s, so which intent it took over (%s or %s) is not known", cur.ID, last.ID, last.ID, other))
+			t.mayHold = at
+			return
 		}
-		t.incomplete(fmt.Sprintf("it started at the instant task %s declared intent %s, so which intent it took over (%s or %s) is not known", cur.ID, at.ID, at.ID, other))
 	}
 }
 
@@ -1016,6 +1031,9 @@ func (b *Builder) intent(e *transcripts.Event, seq, n int) Intent {
 			in.Destination.Provider, _ = d["provider"].(string)
 			in.Destination.ID, _ = d["id"].(string)
 			in.Destination.Title, _ = d["title"].(string)
+			// In the form a key gives it, or an URL spelled otherwise
+			// would not be weighed for its own key (a nineteenth review).
+			in.Destination = in.Destination.Canonical()
 		}
 		return in
 	}
@@ -1203,6 +1221,18 @@ func (f *Facts) attribute(fact *Fact, at stamp, scopes map[string]*Scope) *Scope
 	if in != nil && mayHaveCrossed(fact) {
 		f.otherReadings(t, in, named, fact, at)
 	}
+	if o := f.tiedWith(in); o != nil && named == "" && fact.Type == "picker_dismissed" {
+		// An unnamed retreat is given the latest intent, and when two
+		// share that instant either may be the latest: it may be the
+		// other's, and so it resolves no approach, in no scope (a
+		// nineteenth review: a picker opened naming one of two tied
+		// intents, dismissed unnamed, and a check of its channel
+		// allowed). Not a key scope's fact, it is among the unkeyed,
+		// marked so that the rules resolve nothing with it.
+		fact.rare().UnkeyedBecause = fmt.Sprintf("task %s's intents %s and %s are ordered by one instant (%s), so it may be either's", in.Task, in.ID, o.ID, formatTS(in.at.time()))
+		fact.rare().Ambiguous = true
+		return nil
+	}
 	if in == nil || in.KeyError != "" {
 		if in != nil {
 			// The intent it is given, as a keyed fact carries it, and
@@ -1241,6 +1271,28 @@ func mayHaveCrossed(fact *Fact) bool {
 		return fact.Decision == "allow" && (fact.Checkpoint == "picker" || fact.Checkpoint == "send")
 	}
 	return false
+}
+
+// oneReading reports whether evidence given intent a or intent b is in one
+// key scope. A keyless intent is a reading of its own: its content, so its
+// key, is not known.
+func oneReading(a, b *Intent) bool {
+	return a.Seq == b.Seq && a.Task == b.Task || a.KeyError == "" && b.KeyError == "" && a.ScopeID == b.ScopeID
+}
+
+// tiedWith returns an intent declared by in's task at in's instant that is
+// another reading than in (nil when none, or when in is nil).
+func (f *Facts) tiedWith(in *Intent) *Intent {
+	if in == nil || !in.tied {
+		return nil
+	}
+	owner := f.Tasks[in.Task]
+	for i := range owner.Intents {
+		if c := &owner.Intents[i]; c.at == in.at && !oneReading(c, in) {
+			return c
+		}
+	}
+	return nil
 }
 
 // otherReadings: evidence that may have crossed is given one intent, and
@@ -1303,9 +1355,13 @@ func (f *Facts) otherReadings(t *Task, in *Intent, named string, fact *Fact, at 
 			}
 		}
 	}
-	for i := 0; in.tied && i < len(t.Intents); i++ {
-		if c := &t.Intents[i]; c != in && c.at == in.at && (named == "" || c.ID == named) {
-			others = append(others, reading{c, fmt.Sprintf("task %s's intents %s and %s are ordered by one instant (%s), so it may be intent %s's", t.ID, c.ID, in.ID, formatTS(in.at.time()), c.ID)})
+	// The intents tied with in are its declaring task's: a resumed task's
+	// inherited intent may be one of two its predecessor declared at one
+	// instant (a nineteenth review: the other reading was lost).
+	owner := f.Tasks[in.Task]
+	for i := 0; in.tied && i < len(owner.Intents); i++ {
+		if c := &owner.Intents[i]; !(c.Seq == in.Seq && c.Task == in.Task) && c.at == in.at && (named == "" || c.ID == named) {
+			others = append(others, reading{c, fmt.Sprintf("task %s's intents %s and %s are ordered by one instant (%s), so it may be intent %s's", owner.ID, c.ID, in.ID, formatTS(in.at.time()), c.ID)})
 		}
 	}
 	// A copy carries the intent of its reading ("" for none), so that the
@@ -1327,7 +1383,7 @@ func (f *Facts) otherReadings(t *Task, in *Intent, named string, fact *Fact, at 
 	seen := map[*Intent]bool{in: true}
 	for _, r := range others {
 		o := r.in
-		if seen[o] || (o.ScopeID == in.ScopeID && o.KeyError == "" && in.KeyError == "") {
+		if seen[o] || oneReading(o, in) {
 			continue
 		}
 		seen[o] = true
@@ -1375,6 +1431,33 @@ func (f *Facts) resolvedBefore(t *Task, fact *Fact, in *Intent) bool {
 	return false
 }
 
+// inheritedNamed is the intent of that id task t took over: along its
+// lineage, the latest of that id a task declared before the task resuming
+// it started, as inheritedIntent bounds an unnamed one. An intent a task
+// declared after its resumer started moves none of the resumer's evidence
+// (a nineteenth review: t2's send named q, went to t1's late q, and t0's q,
+// the one in force, was free again).
+func (f *Facts) inheritedNamed(t *Task, named string) *Intent {
+	at := t
+	for cur, seen := f.Tasks[t.Resumes], map[string]bool{t.ID: true}; cur != nil && !seen[cur.ID]; cur = f.Tasks[cur.Resumes] {
+		seen[cur.ID] = true
+		var last *Intent
+		for i := range cur.Intents {
+			if c := &cur.Intents[i]; c.ID == named && (!at.History || c.Seq < at.startSeq) {
+				last = c
+			}
+		}
+		if last != nil {
+			return last
+		}
+		if !inheritsFrom(at, cur) {
+			return nil
+		}
+		at = cur
+	}
+	return nil
+}
+
 // taskSegment names one segment of one task.
 type taskSegment struct {
 	task    string
@@ -1400,13 +1483,8 @@ func (f *Facts) intentFor(t *Task, named string, seq int) (*Intent, string) {
 		if own != nil {
 			return own, ""
 		}
-		for cur, seen := f.Tasks[t.Resumes], map[string]bool{t.ID: true}; cur != nil && !seen[cur.ID]; cur = f.Tasks[cur.Resumes] {
-			seen[cur.ID] = true
-			for i := range cur.Intents {
-				if cur.Intents[i].ID == named {
-					return &cur.Intents[i], ""
-				}
-			}
+		if in := f.inheritedNamed(t, named); in != nil {
+			return in, ""
 		}
 		if later != nil {
 			return later, ""
@@ -1447,6 +1525,9 @@ func (f *Facts) openScopes() map[string]*Scope {
 		intents := t.Intents
 		if t.InheritedIntent != nil {
 			intents = append(intents[:len(intents):len(intents)], *t.InheritedIntent)
+		}
+		for _, in := range t.mayHold {
+			intents = append(intents[:len(intents):len(intents)], *in)
 		}
 		keys := map[string]bool{}
 		for _, in := range intents {

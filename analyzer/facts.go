@@ -114,6 +114,10 @@ type Task struct {
 	startSeq  int
 	startTime time.Time
 	endSeq    int
+	// mayHold lists the intents a resumed task that started at a tie may
+	// have taken over besides InheritedIntent: it is a task of their key
+	// scopes too (inheritedAtATie).
+	mayHold []*Intent
 }
 
 // Interruption is an `interrupted` event; it starts segment Segment.
@@ -219,7 +223,10 @@ type FactRare struct {
 	// IntentTask is the task that declared the intent an unkeyed fact
 	// is given (its Intent): ids are a task's own, and a resumed task may
 	// declare one its predecessor also did. "" when it is given none.
-	IntentTask       string `json:"intent_task,omitempty"`
+	IntentTask string `json:"intent_task,omitempty"`
+	// Ambiguous marks a retreat that may be either of two intents its
+	// task declared at one instant: it resolves no approach.
+	Ambiguous        bool   `json:"ambiguous,omitempty"`
 	Label            string `json:"label,omitempty"`
 	IdempotencyToken string `json:"idempotency_token,omitempty"`
 }

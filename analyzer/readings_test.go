@@ -56,3 +56,50 @@ func TestOtherReadings_AnApproachBeforeAnyIntentIsResolvedOnlyBeforeIt(t *testin
 		}
 	}
 }
+
+// A resumed task that started at the instant its predecessor declared an
+// intent may have taken over any intent of that instant or the one before:
+// its history is incomplete, and it is a task of each one's key scope, so
+// the states of all of them weigh it, whichever the order at the instant
+// gives it (a property test: a keyed intent tied with a keyless one).
+func TestInheritedAtATie_TheResumerIsATaskOfEveryScopeItMayHold(t *testing.T) {
+	const sha = `"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"`
+	line := func(task, sec, rest string) string {
+		return `{"ts":"2026-11-30T07:00:` + sec + `Z","task":"` + task + `",` + rest + "}\n"
+	}
+	intent := func(sec, channel, content string) string {
+		return line("t1", sec, `"type":"intent","destination":{"provider":"slack","id":"`+channel+`"},"content":`+content)
+	}
+	start := line("t1", "00", `"type":"task_started","relation":"sibling"`)
+	resumed := line("t2", "03", `"type":"task_started","relation":"resumed","resumes":"t1"`)
+	for _, c := range []struct {
+		name, text string
+		scopes     int // key scopes t2 is a task of
+	}{
+		{"two keyed at the instant", start + intent("03", "C1", `{"sha256":`+sha+`}`) + intent("03", "C2", `{"sha256":`+sha+`}`) + resumed, 2},
+		{"one keyed before, one keyed at it", start + intent("01", "C1", `{"sha256":`+sha+`}`) + intent("03", "C2", `{"sha256":`+sha+`}`) + resumed, 2},
+		{"keyed and keyless at the instant", start + intent("03", "C1", `{"path":"missing.pdf"}`) + intent("03", "C2", `{"sha256":`+sha+`}`) + resumed, 1},
+		{"two keyless at the instant", start + intent("03", "C1", `{"path":"missing.pdf"}`) + intent("03", "C2", `{"path":"gone.pdf"}`) + resumed, 0},
+	} {
+		b := New()
+		res, err := transcripts.Read([]string{"-"}, transcripts.Options{Stdin: strings.NewReader(c.text)}, b.Add)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := b.Build(res)
+		if f.Tasks["t2"].Complete {
+			t.Errorf("%s: t2's history is complete; which intent it took over is not known", c.name)
+		}
+		n := 0
+		for _, s := range f.Scopes {
+			for _, id := range s.Tasks {
+				if id == "t2" {
+					n++
+				}
+			}
+		}
+		if n != c.scopes {
+			t.Errorf("%s: t2 is a task of %d key scopes, want %d", c.name, n, c.scopes)
+		}
+	}
+}

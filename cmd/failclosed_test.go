@@ -277,6 +277,18 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		{"resumer-own-keyless-id-of-predecessor", "a retreat of the resumer's keyless q1 resolves no approach that may be its predecessor's q1", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"resumer-own-keyless-automatic-id", "the same with the automatic id #1", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"resumer-keyless-retreat-of-inherited", "a retreat of the resumer's keyless #1 resolves no approach of the inherited keyless #1", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		// A nineteenth review: an unnamed retreat after two intents of one
+		// instant may be either's (the first stopped before the change
+		// above and allowed after it); a resumer inherits one of two tied
+		// intents, or starts at a tie of two keyless ones; evidence names
+		// an id its predecessor declared only after the resumer started;
+		// a keyless intent's URL written in another spelling.
+		{"unnamed-retreat-after-tied-intents", "an unnamed retreat after tied intents L and N resolves no approach naming keyless L", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		{"unnamed-retreat-after-tied-keyed-intents", "the same with keyed intents", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		{"resumer-inherits-one-of-two-tied", "a resumer's send may be either tied intent's", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		{"resumer-at-tie-of-keyless-intents", "a resumer started at the instant of a second keyless intent took over one of two", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		{"named-evidence-late-predecessor-intent", "evidence naming q is the q in force, not one its predecessor declared after it started", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		{"keyless-url-spelled-otherwise", "a keyless intent's URL is weighed in its canonical form", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://example.com/hook", "--sha256", h}},
 		// A sixth review, of agents' own checks.
 		{"k_quoted", `--checkpoint "send", quoted, is send`, []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"c_globalflag", "effectlint --color never check … is a check", []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},

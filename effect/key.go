@@ -106,16 +106,22 @@ func NewKey(d Destination, sha string) (Key, error) {
 	if d.Weak() {
 		d.Provider, d.ID = "", ""
 	}
-	// One HTTP request has many spellings (default port, dot segments,
-	// percent-encoding, a fragment): an http(s) destination is its URL in
-	// the canonical form the conventions give it, so `check --destination
-	// http/URL` names the scope a recorded upload to that URL opened.
+	return Key{Destination: d.Canonical(), SHA256: sha}, nil
+}
+
+// Canonical is the destination in the form a key gives it. One HTTP
+// request has many spellings (default port, dot segments,
+// percent-encoding, a fragment): an http(s) destination is its URL in the
+// canonical form the conventions give it, so `check --destination
+// http/URL` names the scope a recorded upload to that URL opened, and an
+// intent without a key is weighed for it too.
+func (d Destination) Canonical() Destination {
 	if p := strings.ToLower(strings.TrimSpace(d.Provider)); p == "http" || p == "https" {
 		if u := NormalizeURL(strings.TrimSpace(d.ID)); u != "" {
 			d.ID = u
 		}
 	}
-	return Key{Destination: d, SHA256: sha}, nil
+	return d
 }
 
 // ParseKey reads a canonical key string (as printed by `effectlint key`).

@@ -66,7 +66,7 @@ func init() {
 		key_unknown start referenced_at lineage seq ts reason at key key_error scope scope_id authorization
 		destination weak_destination content_sha256 content_name provider title by identity facts type
 		segment_ended intent unkeyed_because checkpoint decision result label ok idempotency_token fields
-		checkpoint task_known intent_given unkeyed_destination intent_task`) {
+		checkpoint task_known intent_given unkeyed_destination intent_task ambiguous`) {
 		keyTerms[name] = ast.StringTerm(name)
 	}
 }
@@ -277,6 +277,9 @@ func (c factConv) fact(f *analyzer.Fact) *ast.Term {
 	}
 	if rare.UnkeyedDestination != nil {
 		items = append(items, item("unkeyed_destination", destination(rare.UnkeyedDestination)))
+	}
+	if rare.Ambiguous {
+		items = append(items, item("ambiguous", boolean(true)))
 	}
 	if f.OK != nil {
 		items = append(items, item("ok", boolean(*f.OK)))

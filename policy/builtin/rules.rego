@@ -980,12 +980,12 @@ unkeyed_resolved(a) if a.seq < unkeyed_last_resolution[[a.task, a.segment, fact_
 # approach (3.5 s for a check over 50,000 events with delegated workers,
 # issue 15), then the task's own facts for each of its approaches, still
 # quadratic in one worker's history (an eighth review: 2,000 approaches and
-# retreats of four workers, 1.5 s). The inner comprehension is indexed by
-# task and segment.
+# retreats of four workers, 1.5 s). Indexed by task and segment. An
+# ambiguous retreat (of one of two tied intents) resolves nothing.
 unkeyed_last_resolution := {k: max(seqs) |
-	some k in {[f.task, f.segment, fact_intent(f), fact_intent_task(f)] | some f in input.unkeyed; crossing_or_retreat(f)}
+	some k in {[f.task, f.segment, fact_intent(f), fact_intent_task(f)] | some f in input.unkeyed; crossing_or_retreat(f); not f.ambiguous}
 	[t, s, i, d] := k
-	seqs := [g.seq | some g in input.unkeyed; g.task == t; g.segment == s; crossing_or_retreat(g); fact_intent(g) == i; fact_intent_task(g) == d]
+	seqs := [g.seq | some g in input.unkeyed; g.task == t; g.segment == s; crossing_or_retreat(g); not g.ambiguous; fact_intent(g) == i; fact_intent_task(g) == d]
 }
 
 unkeyed_relevant(_) if q.key == ""
