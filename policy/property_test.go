@@ -83,6 +83,9 @@ var evidenceBodies = []string{
 	`"type":"gate_check","checkpoint":"picker","decision":"stop"`,
 	`"type":"picker_opened"`,
 	`"type":"picker_dismissed"`,
+	`"type":"picker_opened","intent":"q1"`,
+	`"type":"picker_dismissed","intent":"q1"`,
+	`"type":"send_fired","intent":"q2"`,
 	`"type":"picker_accepted"`,
 	`"type":"send_fired"`,
 	`"type":"request_sent"`,
@@ -110,6 +113,21 @@ var crossingBodies = []string{
 	`"type":"readback","result":"confirmed"`, `"type":"response","ok":false`,
 }
 
+// genIntent draws an intent line's body: one of the destinations, its
+// content known by digest or (a fifth of the time) by a file that is not
+// there, which leaves the intent without a key (SPEC §2); and, half of the
+// time, an id from a pool of two, which a resumed task may share with the
+// task it resumes, and evidence may name (evidenceBodies).
+func genIntent(t *rapid.T) string {
+	dest := destinations[rapid.IntRange(0, len(destinations)-1).Draw(t, "dest")]
+	content := fmt.Sprintf(`{"sha256":%q}`, sha)
+	if rapid.IntRange(0, 4).Draw(t, "keyless") == 0 {
+		content = `{"path":"exports/missing.pdf"}`
+	}
+	id := []string{"", "", `"intent":"q1",`, `"intent":"q2",`}[rapid.IntRange(0, 3).Draw(t, "intent id")]
+	return fmt.Sprintf(`"type":"intent",%s"destination":%s,"content":%s`, id, dest, content)
+}
+
 // genHistory draws 1–4 tasks, with ties between tasks and within one.
 func genHistory(t *rapid.T) [][]genEvent {
 	base := time.Date(2026, 11, 30, 7, 0, 0, 0, time.UTC)
@@ -131,12 +149,17 @@ func genHistory(t *rapid.T) [][]genEvent {
 			start = fmt.Sprintf(`"type":"task_started","relation":"resumed","resumes":"t%d"`, i)
 		}
 		evs = append(evs, genEvent{id, ts, start})
-		if !resumed {
-			dest := destinations[rapid.IntRange(0, len(destinations)-1).Draw(t, "dest")]
-			evs = append(evs, genEvent{id, next(), fmt.Sprintf(`"type":"intent","destination":%s,"content":{"sha256":%q}`, dest, sha)})
+		// A resumed task inherits its predecessor's intent, and may
+		// declare one of its own, perhaps of the same id.
+		if !resumed || rapid.Bool().Draw(t, "own intent") {
+			evs = append(evs, genEvent{id, next(), genIntent(t)})
 		}
 		for k := rapid.IntRange(0, 8).Draw(t, "events"); k > 0; k-- {
-			evs = append(evs, genEvent{id, next(), rapid.SampledFrom(evidenceBodies).Draw(t, "evidence")})
+			body := rapid.SampledFrom(evidenceBodies).Draw(t, "evidence")
+			if rapid.IntRange(0, 9).Draw(t, "another intent") == 0 {
+				body = genIntent(t)
+			}
+			evs = append(evs, genEvent{id, next(), body})
 		}
 		if rapid.Bool().Draw(t, "ended") {
 			evs = append(evs, genEvent{id, next(), `"type":"task_ended","status":"completed"`})
@@ -159,6 +182,8 @@ type verdicts struct {
 	// running: the tasks with a history that have not ended and were not
 	// superseded.
 	running map[string]bool
+	// history is the lines evaluated, file by file: what a failure prints.
+	history string
 }
 
 var checkpoints = []string{"resume", "picker", "send"}
@@ -178,6 +203,15 @@ func evaluate(t *rapid.T, dir string, files map[string][]string) verdicts {
 			os.Remove(filepath.Join(dir, name))
 		}
 	}()
+	var history strings.Builder
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(&history, "%s:\n  %s\n", name, strings.Join(files[name], "\n  "))
+	}
 	e := sharedEngine(t)
 	b := analyzer.New()
 	res, err := transcripts.Read([]string{dir}, transcripts.Options{}, b.Add)
@@ -193,7 +227,7 @@ func evaluate(t *rapid.T, dir string, files map[string][]string) verdicts {
 		t.Fatalf("analyze: %v", err)
 	}
 	v := verdicts{states: map[string]string{}, checks: map[string]string{}, stops: map[string]bool{},
-		asked: map[string]*analyzer.Query{}, running: map[string]bool{}}
+		asked: map[string]*analyzer.Query{}, running: map[string]bool{}, history: history.String()}
 	for id, task := range facts.Tasks {
 		v.running[id] = task.History && !task.Ended && task.SupersededBy == ""
 	}
@@ -391,7 +425,7 @@ func hasCrossing(evs []genEvent) bool {
 func stopsStayStops(t *rapid.T, before, after verdicts, what string) {
 	for k, stop := range before.stops {
 		if stop && !after.stops[k] {
-			t.Fatalf("check %s was stop (%s) and became %s after %s", k, before.checks[k], after.checks[k], what)
+			t.Fatalf("check %s was stop (%s) and became %s after %s\nbefore:\n%s\nafter:\n%s", k, before.checks[k], after.checks[k], what, before.history, after.history)
 		}
 	}
 }
@@ -419,6 +453,15 @@ func TestProperty_MakingACrossingUnkeyedNeverTurnsAStopIntoAnAllow(t *testing.T)
 		at := rapid.SampledFrom(candidates).Draw(t, "intent")
 		e := &tasks[at[0]][at[1]]
 		how := rapid.SampledFrom([]string{"drop the intent", "content file gone", "digest malformed", "key malformed"}).Draw(t, "how")
+		if how == "drop the intent" && (onlyTitleBinding(tasks, e) || !firstOfItsTask(tasks, at)) {
+			// Lost, the line would leave no crossing unkeyed: evidence
+			// after it is an earlier intent's (its task's, or one it
+			// inherits: SPEC §3), which is no unkeyed crossing. Or it is
+			// the history's only word that slack/C024BE91L is titled
+			// "#fin": without it, crossings known by that title alone
+			// may not be t9's channel (SPEC §2). Its file goes instead.
+			how = "content file gone"
+		}
 		switch how {
 		case "drop the intent":
 			e.body = `"type":"note","text":"the intent line was lost"`
@@ -430,8 +473,58 @@ func TestProperty_MakingACrossingUnkeyedNeverTurnsAStopIntoAnAllow(t *testing.T)
 			e.body = `"type":"intent","key":"v1|dest=slack/C024BE91L|sha256=` + strings.ToUpper(sha[:60]) + `"`
 		}
 		after := evaluate(t, dir, oneFilePerTask(tasks))
+		// A task whose intent lost its key is no longer a running task of
+		// that scope, and is itself never allowed (NO_KEY): a stop that
+		// only elected it may go (SPEC §5; the property of at most one
+		// running task allowed at send covers the elections).
+		for k, stop := range before.stops {
+			if stop && before.checks[k] == "stop NOT_ELECTED" {
+				delete(before.stops, k)
+			}
+		}
 		stopsStayStops(t, before, after, how+" of "+e.task)
 	})
+}
+
+// firstOfItsTask reports whether the intent line at is its task's first
+// and the task inherits none: a task not resumed.
+func firstOfItsTask(tasks [][]genEvent, at [2]int) bool {
+	evs := tasks[at[0]]
+	if strings.Contains(evs[0].body, `"relation":"resumed"`) {
+		return false
+	}
+	for _, e := range evs[:at[1]] {
+		if strings.HasPrefix(e.body, `"type":"intent"`) {
+			return false
+		}
+	}
+	return true
+}
+
+// tiedIntent reports whether the intent line at shares its instant with
+// another intent line of its task.
+func tiedIntent(tasks [][]genEvent, at [2]int) bool {
+	e := tasks[at[0]][at[1]]
+	for j, o := range tasks[at[0]] {
+		if j != at[1] && o.ts.Equal(e.ts) && strings.HasPrefix(o.body, `"type":"intent"`) {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyTitleBinding reports whether intent line e is the only one that
+// gives slack/C024BE91L its title.
+func onlyTitleBinding(tasks [][]genEvent, e *genEvent) bool {
+	if !strings.Contains(e.body, destinations[0]) {
+		return false
+	}
+	for _, at := range intentLines(tasks) {
+		if o := &tasks[at[0]][at[1]]; o != e && strings.Contains(o.body, destinations[0]) {
+			return false
+		}
+	}
+	return true
 }
 
 // withAnIntent runs a property over random histories (not under -short),
@@ -460,9 +553,16 @@ func TestProperty_AnUnrecordedAuthorizationIsNeverLessStrict(t *testing.T) {
 		e.body += `,"authorization":"auth-nobody-recorded"`
 		after := evaluate(t, dir, oneFilePerTask(tasks))
 		stopsStayStops(t, before, after, "naming an unrecorded authorization in "+e.task+"'s intent")
+		if tiedIntent(tasks, at) {
+			// Intents of one instant are ordered by their lines' content,
+			// which the authorization changes: evidence given the latest
+			// is another intent's, and analyze states one reading (the
+			// checks weigh both, above). docs/decisions.md.
+			return
+		}
 		for id, st := range before.states {
 			if consumed[st] && !consumed[after.states[id]] {
-				t.Fatalf("scope %s was %s and became %s", id, st, after.states[id])
+				t.Fatalf("scope %s was %s and became %s\nbefore:\n%s\nafter:\n%s", id, st, after.states[id], before.history, after.history)
 			}
 		}
 	})
