@@ -386,6 +386,12 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 			if in := inherited[t]; in != nil {
 				c := *in
 				t.InheritedIntent = &c
+				// Of intents tied at one instant, any may be the
+				// latest: it may hold each (a twentieth review: a
+				// running resumer was no task of the other's scope).
+				if g := f.tiedGroup(in); len(g) > 1 {
+					t.mayHold = g
+				}
 			}
 			f.inheritedAtATie(t)
 		}
@@ -1001,7 +1007,8 @@ func (f *Facts) inheritedAtATie(t *Task) {
 	}
 	last, other := at[len(at)-1], "none"
 	if before != nil {
-		at, other = append(at, before), before.ID
+		// With any intent tied with it (a twentieth review).
+		at, other = append(at, f.tiedGroup(before)...), before.ID
 	}
 	for _, c := range at {
 		if before == nil || !oneReading(before, c) {
@@ -1280,6 +1287,25 @@ func oneReading(a, b *Intent) bool {
 	return a.Seq == b.Seq && a.Task == b.Task || a.KeyError == "" && b.KeyError == "" && a.ScopeID == b.ScopeID
 }
 
+// tiedGroup is in and every intent its task declared at in's instant
+// (none for nil).
+func (f *Facts) tiedGroup(in *Intent) []*Intent {
+	if in == nil {
+		return nil
+	}
+	if !in.tied {
+		return []*Intent{in}
+	}
+	var out []*Intent
+	owner := f.Tasks[in.Task]
+	for i := range owner.Intents {
+		if c := &owner.Intents[i]; c.at == in.at {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // tiedWith returns an intent declared by in's task at in's instant that is
 // another reading than in (nil when none, or when in is nil).
 func (f *Facts) tiedWith(in *Intent) *Intent {
@@ -1333,24 +1359,35 @@ func (f *Facts) otherReadings(t *Task, in *Intent, named string, fact *Fact, at 
 		if before == nil && t.InheritedIntent != nil && t.InheritedIntent != in {
 			before = t.InheritedIntent
 		}
-		if before != nil && (named == "" || before.ID == named) {
-			others = append(others, sharing(before))
+		// The intent in force before the instant, and any declared
+		// with it at its own instant (a twentieth review: of two tied
+		// intents before, one was read).
+		for _, b := range f.tiedGroup(before) {
+			if named == "" || b.ID == named {
+				others = append(others, sharing(b))
+			}
 		}
 		if before == nil && named == "" && (crossingType(fact.Type) || !f.resolvedBefore(t, fact, in)) {
 			none = true
 		}
 		if named != "" {
-			for cur, seen := f.Tasks[t.Resumes], map[string]bool{t.ID: true}; cur != nil && !seen[cur.ID]; cur = f.Tasks[cur.Resumes] {
-				seen[cur.ID] = true
-				for i := range cur.Intents {
-					if c := &cur.Intents[i]; c.ID == named && c.at.compare(at) <= 0 {
-						others = append(others, sharing(c))
-					}
-				}
-			}
 			for i := range t.Intents {
 				if c := &t.Intents[i]; c.ID == named && c.at == at {
 					others = append(others, sharing(c))
+				}
+			}
+		}
+	}
+	// Evidence naming an id may mean any intent of that id its lineage
+	// declared by then: which one its task took over turns on instants
+	// and ties (a twentieth review: a predecessor declared the id at the
+	// instant its resumer started, and the send went to one of the two).
+	if named != "" {
+		for cur, seen := f.Tasks[t.Resumes], map[string]bool{t.ID: true}; cur != nil && !seen[cur.ID]; cur = f.Tasks[cur.Resumes] {
+			seen[cur.ID] = true
+			for i := range cur.Intents {
+				if c := &cur.Intents[i]; c.ID == named && c.at.compare(at) <= 0 {
+					others = append(others, reading{c, fmt.Sprintf("it names %s, and task %s, which task %s continues, declared an intent of that id", named, cur.ID, t.ID)})
 				}
 			}
 		}
@@ -1380,13 +1417,19 @@ func (f *Facts) otherReadings(t *Task, in *Intent, named string, fact *Fact, at 
 	if none {
 		copyAs(nil, fmt.Sprintf("task %s had declared no intent yet (%s, which it is given, comes later or at the same instant)", t.ID, in.ID))
 	}
-	seen := map[*Intent]bool{in: true}
+	// One copy a reading: an inherited intent is a copy of its
+	// predecessor's, so intents are told apart by task and place.
+	type intentAt struct {
+		task string
+		seq  int
+	}
+	seen := map[intentAt]bool{}
 	for _, r := range others {
 		o := r.in
-		if seen[o] || oneReading(o, in) {
+		if seen[intentAt{o.Task, o.Seq}] || oneReading(o, in) {
 			continue
 		}
-		seen[o] = true
+		seen[intentAt{o.Task, o.Seq}] = true
 		copyAs(o, r.why)
 	}
 }

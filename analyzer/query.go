@@ -76,10 +76,22 @@ func (f *Facts) AskAll(task, checkpoint string, spec IntentSpec) []*Query {
 	}
 	var intents []Intent
 	if t != nil {
+		var latest *Intent
 		if n := len(t.Intents); n > 0 {
-			intents = append(intents, t.Intents[n-1])
+			latest = &t.Intents[n-1]
 		} else if t.InheritedIntent != nil {
-			intents = append(intents, *t.InheritedIntent)
+			latest = t.InheritedIntent
+			for _, in := range t.mayHold {
+				intents = append(intents, *in)
+			}
+		}
+		// Of intents declared at one instant any may be the latest (a
+		// twentieth review: a send check judged one of two).
+		if latest != nil {
+			intents = append([]Intent{*latest}, intents...)
+			for _, in := range f.tiedGroup(latest) {
+				intents = append(intents, *in)
+			}
 		}
 	}
 	if len(intents) == 0 {

@@ -289,6 +289,20 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		{"resumer-at-tie-of-keyless-intents", "a resumer started at the instant of a second keyless intent took over one of two", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"named-evidence-late-predecessor-intent", "evidence naming q is the q in force, not one its predecessor declared after it started", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"keyless-url-spelled-otherwise", "a keyless intent's URL is weighed in its canonical form", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://example.com/hook", "--sha256", h}},
+		// A twentieth review: where intents share an instant, each may be
+		// the one in force. A predecessor declared the named id at the
+		// instant its resumer started (the first stopped before
+		// inheritedNamed, which gave the send the other q; the second is
+		// the same with task ids that sort the other way); the intent in
+		// force before an instant, or before a resumer's start, was one
+		// of two; a send check without a key of a task whose latest
+		// intents are tied; a running resumer of tied intents.
+		{"named-id-at-resumer-start", "a send naming q may be either q: the one declared at the resumer's start", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		{"named-id-at-resumer-start-other-order", "or the one before", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C0", "--sha256", h}},
+		{"evidence-at-intent-after-tied-pair", "evidence at q3's instant may be q1's or q2's, tied before", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		{"resumer-at-tie-after-tied-pair", "a resumer started at q's instant may hold a or b, tied before", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C2", "--sha256", h}},
+		{"send-check-of-tied-latest-intents", "t1's send check judges both tied latest intents; C1 was sent by t5", []string{"--task", "t1", "--checkpoint", "send"}},
+		{"resumer-of-tied-intents-running", "a running resumer may hold either tied intent: it is elected", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		// A sixth review, of agents' own checks.
 		{"k_quoted", `--checkpoint "send", quoted, is send`, []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"c_globalflag", "effectlint --color never check … is a check", []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
