@@ -453,13 +453,15 @@ func TestProperty_MakingACrossingUnkeyedNeverTurnsAStopIntoAnAllow(t *testing.T)
 		at := rapid.SampledFrom(candidates).Draw(t, "intent")
 		e := &tasks[at[0]][at[1]]
 		how := rapid.SampledFrom([]string{"drop the intent", "content file gone", "digest malformed", "key malformed"}).Draw(t, "how")
-		if how == "drop the intent" && (onlyTitleBinding(tasks, e) || !firstOfItsTask(tasks, at)) {
+		if how == "drop the intent" && (onlyTitleBinding(tasks, e) || !firstOfItsTask(tasks, at) || idDeclaredAgain(tasks, at)) {
 			// Lost, the line would leave no crossing unkeyed: evidence
 			// after it is an earlier intent's (its task's, or one it
 			// inherits: SPEC §3), which is no unkeyed crossing. Or it is
 			// the history's only word that slack/C024BE91L is titled
 			// "#fin": without it, crossings known by that title alone
-			// may not be t9's channel (SPEC §2). Its file goes instead.
+			// may not be t9's channel (SPEC §2). Or its id is declared
+			// again in its task, which makes the history inconsistent,
+			// and losing it would make it whole. Its file goes instead.
 			how = "content file gone"
 		}
 		switch how {
@@ -508,6 +510,23 @@ func tiedIntent(tasks [][]genEvent, at [2]int) bool {
 	for j, o := range tasks[at[0]] {
 		if j != at[1] && o.ts.Equal(e.ts) && strings.HasPrefix(o.body, `"type":"intent"`) {
 			return true
+		}
+	}
+	return false
+}
+
+// idDeclaredAgain reports whether the intent line at names an id another
+// intent line of its task names too.
+func idDeclaredAgain(tasks [][]genEvent, at [2]int) bool {
+	e := tasks[at[0]][at[1]]
+	for _, id := range []string{`"intent":"q1"`, `"intent":"q2"`} {
+		if !strings.Contains(e.body, id) {
+			continue
+		}
+		for j, o := range tasks[at[0]] {
+			if j != at[1] && strings.HasPrefix(o.body, `"type":"intent"`) && strings.Contains(o.body, id) {
+				return true
+			}
 		}
 	}
 	return false
