@@ -1228,15 +1228,11 @@ func (f *Facts) attribute(fact *Fact, at stamp, scopes map[string]*Scope) *Scope
 	if in != nil && mayHaveCrossed(fact) {
 		f.otherReadings(t, in, named, fact, at)
 	}
-	if o := f.tiedWith(in); o != nil && named == "" && fact.Type == "picker_dismissed" {
-		// An unnamed retreat is given the latest intent, and when two
-		// share that instant either may be the latest: it may be the
-		// other's, and so it resolves no approach, in no scope (a
-		// nineteenth review: a picker opened naming one of two tied
-		// intents, dismissed unnamed, and a check of its channel
-		// allowed). Not a key scope's fact, it is among the unkeyed,
+	if why := f.otherRetreatReading(t, in, named, at); why != "" && fact.Type == "picker_dismissed" {
+		// A retreat that may be another intent's resolves no approach,
+		// in no scope. Not a key scope's fact, it is among the unkeyed,
 		// marked so that the rules resolve nothing with it.
-		fact.rare().UnkeyedBecause = fmt.Sprintf("task %s's intents %s and %s are ordered by one instant (%s), so it may be either's", in.Task, in.ID, o.ID, formatTS(in.at.time()))
+		fact.rare().UnkeyedBecause = why
 		fact.rare().Ambiguous = true
 		return nil
 	}
@@ -1285,6 +1281,52 @@ func mayHaveCrossed(fact *Fact) bool {
 // key, is not known.
 func oneReading(a, b *Intent) bool {
 	return a.Seq == b.Seq && a.Task == b.Task || a.KeyError == "" && b.KeyError == "" && a.ScopeID == b.ScopeID
+}
+
+// otherRetreatReading says why a retreat given intent in may be another
+// intent's ("" when it may not):
+//   - unnamed, it is given the latest intent, and when two of other
+//     readings share that instant either may be the latest (a nineteenth
+//     review: a picker opened naming one of two tied intents, dismissed
+//     unnamed, and a check of its channel allowed);
+//   - named, the tasks it continues may have declared another intent of
+//     that id by then (a twenty-first review: a predecessor's late q1 for
+//     another channel, and the dismissal named q1 resolved the picker of
+//     the q1 in force).
+func (f *Facts) otherRetreatReading(t *Task, in *Intent, named string, at stamp) string {
+	if in == nil {
+		return ""
+	}
+	if named == "" {
+		if o := f.tiedWith(in); o != nil {
+			return fmt.Sprintf("task %s's intents %s and %s are ordered by one instant (%s), so it may be either's", in.Task, in.ID, o.ID, formatTS(in.at.time()))
+		}
+		return ""
+	}
+	for _, c := range f.lineageNamed(t, named, at) {
+		if !oneReading(c, in) {
+			return fmt.Sprintf("it names %s, and task %s, which task %s continues, declared an intent of that id (%s), so it may be that one's", named, c.Task, t.ID, c.Key+c.KeyError)
+		}
+	}
+	return ""
+}
+
+// lineageNamed lists the intents of id named (none for "") that the tasks
+// t continues declared at or before instant at.
+func (f *Facts) lineageNamed(t *Task, named string, at stamp) []*Intent {
+	var out []*Intent
+	if named == "" {
+		return nil
+	}
+	for cur, seen := f.Tasks[t.Resumes], map[string]bool{t.ID: true}; cur != nil && !seen[cur.ID]; cur = f.Tasks[cur.Resumes] {
+		seen[cur.ID] = true
+		for i := range cur.Intents {
+			if c := &cur.Intents[i]; c.ID == named && c.at.compare(at) <= 0 {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // tiedGroup is in and every intent its task declared at in's instant
@@ -1382,15 +1424,8 @@ func (f *Facts) otherReadings(t *Task, in *Intent, named string, fact *Fact, at 
 	// declared by then: which one its task took over turns on instants
 	// and ties (a twentieth review: a predecessor declared the id at the
 	// instant its resumer started, and the send went to one of the two).
-	if named != "" {
-		for cur, seen := f.Tasks[t.Resumes], map[string]bool{t.ID: true}; cur != nil && !seen[cur.ID]; cur = f.Tasks[cur.Resumes] {
-			seen[cur.ID] = true
-			for i := range cur.Intents {
-				if c := &cur.Intents[i]; c.ID == named && c.at.compare(at) <= 0 {
-					others = append(others, reading{c, fmt.Sprintf("it names %s, and task %s, which task %s continues, declared an intent of that id", named, cur.ID, t.ID)})
-				}
-			}
-		}
+	for _, c := range f.lineageNamed(t, named, at) {
+		others = append(others, reading{c, fmt.Sprintf("it names %s, and task %s, which task %s continues, declared an intent of that id", named, c.Task, t.ID)})
 	}
 	// The intents tied with in are its declaring task's: a resumed task's
 	// inherited intent may be one of two its predecessor declared at one

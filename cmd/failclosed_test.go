@@ -303,6 +303,11 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		{"resumer-at-tie-after-tied-pair", "a resumer started at q's instant may hold a or b, tied before", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C2", "--sha256", h}},
 		{"send-check-of-tied-latest-intents", "t1's send check judges both tied latest intents; C1 was sent by t5", []string{"--task", "t1", "--checkpoint", "send"}},
 		{"resumer-of-tied-intents-running", "a running resumer may hold either tied intent: it is elected", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		// A twenty-first review: a dismissal naming q1 after a task it
+		// continues declared another q1 (the first stopped before
+		// b3ae5d2 by another reading, the second allowed before too).
+		{"named-retreat-late-predecessor-id", "a retreat naming q1 may be the late q1's: it resolves no approach", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		{"named-retreat-late-older-predecessor-id", "the same through an older predecessor", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		// A sixth review, of agents' own checks.
 		{"k_quoted", `--checkpoint "send", quoted, is send`, []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"c_globalflag", "effectlint --color never check … is a check", []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
