@@ -378,6 +378,7 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 	// Again: the two steps above may name tasks first (a problem line's
 	// task), which need a lineage too (an empty one, not null).
 	onCycle := f.linkLineages()
+	f.onCycle = onCycle
 	inherited := f.inheritedIntents(onCycle)
 	for _, t := range f.Tasks {
 		if t.Relation == "resumed" {
@@ -1283,6 +1284,10 @@ func oneReading(a, b *Intent) bool {
 	return a.Seq == b.Seq && a.Task == b.Task || a.KeyError == "" && b.KeyError == "" && a.ScopeID == b.ScopeID
 }
 
+// maxReadings is the number of other readings of one fact copied one by
+// one; past it the fact is copied once, with no destination known.
+const maxReadings = 8
+
 // otherRetreatReading says why a retreat given intent in may be another
 // intent's ("" when it may not):
 //   - unnamed, it is given the latest intent, and when two of other
@@ -1313,20 +1318,41 @@ func (f *Facts) otherRetreatReading(t *Task, in *Intent, named string, at stamp)
 
 // lineageNamed lists the intents of id named (none for "") that the tasks
 // t continues declared at or before instant at.
+// It looks among the intents of that id, not along the lineage: walked
+// for each fact, a chain of resumptions whose evidence names an id made it
+// quadratic (issue 15).
 func (f *Facts) lineageNamed(t *Task, named string, at stamp) []*Intent {
-	var out []*Intent
 	if named == "" {
 		return nil
 	}
-	for cur, seen := f.Tasks[t.Resumes], map[string]bool{t.ID: true}; cur != nil && !seen[cur.ID]; cur = f.Tasks[cur.Resumes] {
-		seen[cur.ID] = true
-		for i := range cur.Intents {
-			if c := &cur.Intents[i]; c.ID == named && c.at.compare(at) <= 0 {
-				out = append(out, c)
+	if f.byID == nil {
+		f.byID = map[string][]*Intent{}
+		for _, id := range f.sortedTaskIDs() {
+			task := f.Tasks[id]
+			for i := range task.Intents {
+				in := &task.Intents[i]
+				f.byID[in.ID] = append(f.byID[in.ID], in)
 			}
 		}
 	}
+	var out []*Intent
+	for _, c := range f.byID[named] {
+		if x := f.Tasks[c.Task]; x != t && c.at.compare(at) <= 0 && f.continues(t, x) {
+			out = append(out, c)
+		}
+	}
 	return out
+}
+
+// continues reports whether x is in t's lineage. Off a cycle a lineage is
+// the task it resumes followed by that task's lineage (linkLineages), so
+// x is at one place of it or nowhere.
+func (f *Facts) continues(t, x *Task) bool {
+	if f.onCycle[t] || f.onCycle[x] {
+		return slices.Contains(t.Lineage, x.ID)
+	}
+	n := len(t.Lineage) - len(x.Lineage) - 1
+	return n >= 0 && t.Lineage[n] == x.ID
 }
 
 // tiedGroup is in and every intent its task declared at in's instant
@@ -1459,13 +1485,24 @@ func (f *Facts) otherReadings(t *Task, in *Intent, named string, fact *Fact, at 
 		seq  int
 	}
 	seen := map[intentAt]bool{}
+	var distinct []reading
 	for _, r := range others {
 		o := r.in
 		if seen[intentAt{o.Task, o.Seq}] || oneReading(o, in) {
 			continue
 		}
 		seen[intentAt{o.Task, o.Seq}] = true
-		copyAs(o, r.why)
+		distinct = append(distinct, r)
+	}
+	if len(distinct) > maxReadings {
+		// One copy that may be any destination's, not one a reading:
+		// evidence naming an id that N tasks of a chain declared would
+		// make N² copies.
+		copyAs(nil, fmt.Sprintf("%s; and %d other intents", distinct[0].why, len(distinct)-1))
+		return
+	}
+	for _, r := range distinct {
+		copyAs(r.in, r.why)
 	}
 }
 

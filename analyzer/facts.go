@@ -48,6 +48,8 @@ type Facts struct {
 	titlesByIdentity map[string][]string          // identityTitles, built on first use
 	ambiguous        []Fact                       // otherReadings' copies, until Build merges them
 	resolving        map[taskSegment][]resolution // during attribution: see Build
+	onCycle          map[*Task]bool               // the tasks on a cycle of resumes
+	byID             map[string][]*Intent         // every intent by id, on first use
 }
 
 // Options are settings of a run that rules read.

@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -101,5 +102,45 @@ func TestInheritedAtATie_TheResumerIsATaskOfEveryScopeItMayHold(t *testing.T) {
 		if n != c.scopes {
 			t.Errorf("%s: t2 is a task of %d key scopes, want %d", c.name, n, c.scopes)
 		}
+	}
+}
+
+// Evidence naming an id that every task of a chain declared, each for
+// another channel, may be any of theirs: past maxReadings it is copied once
+// with no destination known (which every check weighs), not once for each,
+// which made N² copies (5 GB for a chain of 2,000).
+func TestOtherReadings_ManyReadingsAreOneCopy(t *testing.T) {
+	const n = 200
+	var text strings.Builder
+	for k := 0; k < n; k++ {
+		rel := `"relation":"sibling"`
+		if k > 0 {
+			rel = fmt.Sprintf(`"relation":"resumed","resumes":"t%d"`, k-1)
+		}
+		at := func(i int) string {
+			return fmt.Sprintf("2026-11-30T%02d:%02d:%02dZ", 7+(4*k+i)/3600, (4*k+i)/60%60, (4*k+i)%60)
+		}
+		fmt.Fprintf(&text, `{"ts":%q,"task":"t%d","type":"task_started",%s}`+"\n", at(0), k, rel)
+		fmt.Fprintf(&text, `{"ts":%q,"task":"t%d","type":"intent","intent":"q","destination":{"provider":"slack","id":"C%d"},"content":{"sha256":"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"}}`+"\n", at(1), k, k)
+		fmt.Fprintf(&text, `{"ts":%q,"task":"t%d","type":"send_fired","intent":"q"}`+"\n", at(2), k)
+		fmt.Fprintf(&text, `{"ts":%q,"task":"t%d","type":"interrupted","reason":"crash"}`+"\n", at(3), k)
+	}
+	b := New()
+	res, err := transcripts.Read([]string{"-"}, transcripts.Options{Stdin: strings.NewReader(text.String())}, b.Add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := b.Build(res)
+	nowhere := 0
+	for _, u := range f.Unkeyed {
+		if u.Rare().UnkeyedDestination == nil {
+			nowhere++
+		}
+	}
+	if len(f.Unkeyed) > n*(maxReadings+1) {
+		t.Errorf("%d unkeyed copies for %d sends", len(f.Unkeyed), n)
+	}
+	if nowhere < n-maxReadings-1 {
+		t.Errorf("%d copies with no destination, want one for each send past the first %d", nowhere, maxReadings+1)
 	}
 }
