@@ -1300,6 +1300,13 @@ const maxReadings = 8
 //     the q1 in force).
 func (f *Facts) otherRetreatReading(t *Task, in *Intent, named string, at stamp) string {
 	if in == nil {
+		// Named, it is given no intent, as an approach naming the id
+		// is; the tasks it continues may have declared intents of that
+		// id since its task started, and it may be theirs (a
+		// twenty-second review).
+		if c := f.lineageNamed(t, named, at); len(c) > 0 {
+			return fmt.Sprintf("it names %s, which task %s did not take over, and task %s, which it continues, declared an intent of that id, so it may be that one's", named, t.ID, c[0].Task)
+		}
 		return ""
 	}
 	if named == "" {

@@ -308,6 +308,9 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		// b3ae5d2 by another reading, the second allowed before too).
 		{"named-retreat-late-predecessor-id", "a retreat naming q1 may be the late q1's: it resolves no approach", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"named-retreat-late-older-predecessor-id", "the same through an older predecessor", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		// A twenty-second review: the same when the id names no intent
+		// the task took over (both were declared after it started).
+		{"named-retreat-undeclared-id-late-lineage", "a retreat naming q1 that two tasks it continues declared since resolves nothing", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		// A sixth review, of agents' own checks.
 		{"k_quoted", `--checkpoint "send", quoted, is send`, []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"c_globalflag", "effectlint --color never check … is a check", []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
