@@ -377,9 +377,8 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 	f.unrecordedAuthorizations()
 	// Again: the two steps above may name tasks first (a problem line's
 	// task), which need a lineage too (an empty one, not null).
-	onCycle := f.linkLineages()
-	f.onCycle = onCycle
-	inherited := f.inheritedIntents(onCycle)
+	f.onCycle = f.linkLineages()
+	inherited := f.inheritedIntents(f.onCycle)
 	for _, t := range f.Tasks {
 		if t.Relation == "resumed" {
 			// Also when it declares intents of its own later: until then
@@ -1229,13 +1228,16 @@ func (f *Facts) attribute(fact *Fact, at stamp, scopes map[string]*Scope) *Scope
 	if in != nil && mayHaveCrossed(fact) {
 		f.otherReadings(t, in, named, fact, at)
 	}
-	if why := f.otherRetreatReading(t, in, named, at); why != "" && fact.Type == "picker_dismissed" {
-		// A retreat that may be another intent's resolves no approach,
-		// in no scope. Not a key scope's fact, it is among the unkeyed,
-		// marked so that the rules resolve nothing with it.
-		fact.rare().UnkeyedBecause = why
-		fact.rare().Ambiguous = true
-		return nil
+	if fact.Type == "picker_dismissed" {
+		if why := f.otherRetreatReading(t, in, named, at); why != "" {
+			// A retreat that may be another intent's resolves no
+			// approach, in no scope. Not a key scope's fact, it is
+			// among the unkeyed, marked so that the rules resolve
+			// nothing with it.
+			fact.rare().UnkeyedBecause = why
+			fact.rare().Ambiguous = true
+			return nil
+		}
 	}
 	if in == nil || in.KeyError != "" {
 		if in != nil {
@@ -1384,12 +1386,8 @@ func (f *Facts) tiedGroup(in *Intent) []*Intent {
 // tiedWith returns an intent declared by in's task at in's instant that is
 // another reading than in (nil when none, or when in is nil).
 func (f *Facts) tiedWith(in *Intent) *Intent {
-	if in == nil || !in.tied {
-		return nil
-	}
-	owner := f.Tasks[in.Task]
-	for i := range owner.Intents {
-		if c := &owner.Intents[i]; c.at == in.at && !oneReading(c, in) {
+	for _, c := range f.tiedGroup(in) {
+		if !oneReading(c, in) {
 			return c
 		}
 	}
@@ -1463,10 +1461,9 @@ func (f *Facts) otherReadings(t *Task, in *Intent, named string, fact *Fact, at 
 	// The intents tied with in are its declaring task's: a resumed task's
 	// inherited intent may be one of two its predecessor declared at one
 	// instant (a nineteenth review: the other reading was lost).
-	owner := f.Tasks[in.Task]
-	for i := 0; in.tied && i < len(owner.Intents); i++ {
-		if c := &owner.Intents[i]; !(c.Seq == in.Seq && c.Task == in.Task) && c.at == in.at && (named == "" || c.ID == named) {
-			others = append(others, reading{c, fmt.Sprintf("task %s's intents %s and %s are ordered by one instant (%s), so it may be intent %s's", owner.ID, c.ID, in.ID, formatTS(in.at.time()), c.ID)})
+	for _, c := range f.tiedGroup(in) {
+		if named == "" || c.ID == named { // in itself is left out below
+			others = append(others, reading{c, fmt.Sprintf("task %s's intents %s and %s are ordered by one instant (%s), so it may be intent %s's", in.Task, c.ID, in.ID, formatTS(in.at.time()), c.ID)})
 		}
 	}
 	// A copy carries the intent of its reading ("" for none), so that the
