@@ -1502,7 +1502,11 @@ func (f *Facts) otherReadings(t *Task, in *Intent, named string, fact *Fact, at 
 		// One copy that may be any destination's, not one a reading:
 		// evidence naming an id that N tasks of a chain declared would
 		// make N² copies.
+		// It names no intent, yet is not the no-intent reading: it is
+		// marked ambiguous, so that nothing resolves it (a
+		// twenty-third review: an unnamed retreat of no intent did).
 		copyAs(nil, fmt.Sprintf("%s; and %d other intents", distinct[0].why, len(distinct)-1))
+		f.ambiguous[len(f.ambiguous)-1].rare().Ambiguous = true
 		return
 	}
 	for _, r := range distinct {

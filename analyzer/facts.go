@@ -226,9 +226,11 @@ type FactRare struct {
 	// is given (its Intent): ids are a task's own, and a resumed task may
 	// declare one its predecessor also did. "" when it is given none.
 	IntentTask string `json:"intent_task,omitempty"`
-	// Ambiguous marks a retreat that may be another intent's than the
-	// one it would be given (two tied at one instant, or an id the tasks
-	// it continues declared too): it resolves no approach.
+	// Ambiguous marks an unkeyed fact that may be of more readings than
+	// it names: a retreat that may be another intent's than the one it
+	// would be given (two tied at one instant, or an id the tasks it
+	// continues declared too) resolves no approach, and an approach
+	// copied once for more than maxReadings readings is resolved by none.
 	Ambiguous        bool   `json:"ambiguous,omitempty"`
 	Label            string `json:"label,omitempty"`
 	IdempotencyToken string `json:"idempotency_token,omitempty"`

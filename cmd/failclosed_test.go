@@ -311,6 +311,9 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		// A twenty-second review: the same when the id names no intent
 		// the task took over (both were declared after it started).
 		{"named-retreat-undeclared-id-late-lineage", "a retreat naming q1 that two tasks it continues declared since resolves nothing", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
+		// A twenty-third review: an approach of nine readings, copied
+		// once with no intent, was resolved by a retreat of no intent.
+		{"many-readings-approach-unnamed-retreat", "an approach of more readings than eight is resolved by nothing", []string{"--task", "t99", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		// A sixth review, of agents' own checks.
 		{"k_quoted", `--checkpoint "send", quoted, is send`, []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"c_globalflag", "effectlint --color never check … is a check", []string{"--task", "22222222-0000-0000-0000-000000000002", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},

@@ -969,10 +969,10 @@ unkeyed_may_have_crossed(f) if {
 
 # An unkeyed approach is resolved only by a later crossing or retreat of the
 # same task, segment and reading: the intent the analyzer gives it and the
-# task that declared it ("" for none). Else another intent's retreat would
-# count (a second review; stop 25's CI: a keyless intent's crossing resolved
-# the no-intent reading of an approach; a 17th: a predecessor's intent id).
-unkeyed_resolved(a) if a.seq < unkeyed_last_resolution[[a.task, a.segment, fact_intent(a), fact_intent_task(a)]]
+# task that declared it ("" for none); an ambiguous one (any of many readings)
+# by none. Else another reading's retreat would count (stop 25's CI; a 17th
+# review: a predecessor's id; a 23rd: a copy of nine readings, no intent).
+unkeyed_resolved(a) if { not a.ambiguous; a.seq < unkeyed_last_resolution[[a.task, a.segment, fact_intent(a), fact_intent_task(a)]] }
 
 # The seq of the last crossing or retreat of each task, segment and reading
 # among the unkeyed facts, built once per evaluation: an approach before it

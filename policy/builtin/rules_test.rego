@@ -1658,6 +1658,12 @@ test_gate_an_unkeyed_approach_is_resolved_only_by_its_own_reading if {
 	# t4's #1, and t5's own keyless #1 (a seventeenth review).
 	inherited := object.union(opened, {"intent_task": "t4"})
 	stopped_by(unkeyed_world([inherited, object.union(dismissed, {"intent": "#1"})]), ask("t2", "send"), "UNKEYED_CROSSING")
+	# An approach copied once for many readings (ambiguous) names no
+	# intent, yet no retreat of no intent resolves it (a 23rd review).
+	many := object.union(no_intent, {"ambiguous": true})
+	unnamed_retreat := unkeyed(ev(2, "t5", "picker_dismissed"))
+	stopped_by(unkeyed_world([many, unnamed_retreat]), ask("t2", "send"), "UNKEYED_CROSSING")
+	not_stopped_by(unkeyed_world([no_intent, unnamed_retreat]), ask("t2", "send"), "UNKEYED_CROSSING")
 	# Controls: the reading's own crossing or retreat resolves it.
 	own_crossing := object.union(unkeyed(ev(2, "t5", "picker_accepted")), {"unkeyed_destination": elsewhere})
 	not_stopped_by(unkeyed_world([object.union(no_intent, {"unkeyed_destination": elsewhere}), own_crossing]), ask("t2", "send"), "UNKEYED_CROSSING")
