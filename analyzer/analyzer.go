@@ -1560,17 +1560,74 @@ func (f *Facts) resolvedBefore(t *Task, fact *Fact, in *Intent) bool {
 // declared after its resumer started moves none of the resumer's evidence
 // (a nineteenth review: t2's send named q, went to t1's late q, and t0's q,
 // the one in force, was free again).
+//
+// Off a cycle, what t takes over through the task it resumes is what that
+// task takes over, so the answer is kept per task and id: walking the
+// lineage for each fact naming an id was quadratic along a chain whose
+// evidence names its root's id (issue 15: 9.0 s at 8,000 deep). The tasks
+// of a cycle walk theirs (inheritedNamedWalk), as inheritedIntents does.
 func (f *Facts) inheritedNamed(t *Task, named string) *Intent {
+	var pending []*Task // each takes the answer of the next task up
+	var answer *Intent
+	for at := t; ; {
+		if in, ok := f.namedTakenOver[taskNamed{at, named}]; ok {
+			answer = in
+			break
+		}
+		if f.onCycle[at] {
+			answer = f.inheritedNamedWalk(at, named)
+			pending = append(pending, at)
+			break
+		}
+		pending = append(pending, at)
+		cur := f.Tasks[at.Resumes]
+		if cur == nil {
+			break
+		}
+		if last := lastNamedBefore(cur, at, named); last != nil {
+			answer = last
+			break
+		}
+		if !inheritsFrom(at, cur) {
+			break
+		}
+		at = cur
+	}
+	if f.namedTakenOver == nil {
+		f.namedTakenOver = map[taskNamed]*Intent{}
+	}
+	for _, p := range pending {
+		f.namedTakenOver[taskNamed{p, named}] = answer
+	}
+	return answer
+}
+
+// taskNamed is a task and an intent id it may have taken over.
+type taskNamed struct {
+	task  *Task
+	named string
+}
+
+// lastNamedBefore is the latest intent of that id cur declared before at,
+// the task resuming it, started (any, when either is not a native task).
+func lastNamedBefore(cur, at *Task, named string) *Intent {
+	var last *Intent
+	for i := range cur.Intents {
+		if c := &cur.Intents[i]; c.ID == named && (!at.History || c.Seq < at.startSeq) {
+			last = c
+		}
+	}
+	return last
+}
+
+// inheritedNamedWalk is inheritedNamed by walking t's lineage: what a task
+// on a cycle takes over is not its predecessor's answer (that one's walk
+// comes back round to it).
+func (f *Facts) inheritedNamedWalk(t *Task, named string) *Intent {
 	at := t
 	for cur, seen := f.Tasks[t.Resumes], map[string]bool{t.ID: true}; cur != nil && !seen[cur.ID]; cur = f.Tasks[cur.Resumes] {
 		seen[cur.ID] = true
-		var last *Intent
-		for i := range cur.Intents {
-			if c := &cur.Intents[i]; c.ID == named && (!at.History || c.Seq < at.startSeq) {
-				last = c
-			}
-		}
-		if last != nil {
+		if last := lastNamedBefore(cur, at, named); last != nil {
 			return last
 		}
 		if !inheritsFrom(at, cur) {

@@ -50,6 +50,7 @@ type Facts struct {
 	resolving        map[taskSegment][]resolution // during attribution: see Build
 	onCycle          map[*Task]bool               // the tasks on a cycle of resumes
 	byID             map[string][]*Intent         // every intent by id, on first use
+	namedTakenOver   map[taskNamed]*Intent        // inheritedNamed's answers off a cycle
 }
 
 // Options are settings of a run that rules read.

@@ -61,7 +61,8 @@ func TestLinkLineages_AsTheDefinitionsOnAnyLinks(t *testing.T) {
 			seq := 0
 			for k := rapid.IntRange(0, 3).Draw(rt, "intents"); k > 0; k-- {
 				seq += rapid.IntRange(1, 15).Draw(rt, "gap")
-				t.Intents = append(t.Intents, Intent{ID: fmt.Sprintf("%s-i%d", id, seq), Seq: seq})
+				iid := rapid.SampledFrom([]string{"q1", "q2", fmt.Sprintf("%s-i%d", id, seq)}).Draw(rt, "id")
+				t.Intents = append(t.Intents, Intent{ID: iid, Task: id, Seq: seq})
 			}
 			f.Tasks[id] = t
 		}
@@ -86,8 +87,25 @@ func TestLinkLineages_AsTheDefinitionsOnAnyLinks(t *testing.T) {
 			}
 			want := naiveInherited(f, task, map[string]bool{id: true})
 			got := inherited[task]
-			if (got == nil) != (want == nil) || got != nil && got.ID != want.ID {
+			if (got == nil) != (want == nil) || got != nil && (got.Task != want.Task || got.Seq != want.Seq) {
 				rt.Fatalf("%s: inherits %+v, want %+v", id, got, want)
+			}
+		}
+		// What a task takes over of a named id is the walk along its
+		// lineage, whatever the order tasks are asked in (inheritedNamed
+		// keeps its answers).
+		f.onCycle = onCycle
+		ids := make([]string, 0, n)
+		for id := range f.Tasks {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for _, k := range rapid.Permutation(append(append([]string{}, ids...), ids...)).Draw(rt, "asked") {
+			named := rapid.SampledFrom([]string{"q1", "q2"}).Draw(rt, "named")
+			task := f.Tasks[k]
+			got, want := f.inheritedNamed(task, named), f.inheritedNamedWalk(task, named)
+			if got != want {
+				rt.Fatalf("%s: takes over %+v of %s, want %+v", k, got, named, want)
 			}
 		}
 		// Appending to one lineage leaves every other as it was.
