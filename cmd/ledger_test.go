@@ -224,19 +224,21 @@ func TestLedgerCLI_Fencing(t *testing.T) {
 // Exactly one of 64 processes claiming one scope at once is granted,
 // round after round; the others are refused (exit 1), none fails.
 //
-// Rounds: 50 under EFFECTLINT_TEST_SOAK=1 (.ci/run sets it), 10 by
-// default, 3 under -short. Each round starts 64 whole processes (~22 ms
-// of CPU each here), so 50 rounds on both stores cost about 70 s of a
-// 2-core machine whatever the stores do: the full count is CI's, the
-// inner loop races fewer rounds of the same 64 processes.
+// Rounds: 50 under EFFECTLINT_TEST_SOAK=1 (.ci/run sets it), 3 by
+// default, 1 under -short. Each round starts 64 whole processes of the
+// test binary, about 75 ms of CPU each on this 2-core machine with 64 at
+// once (35 ms of it is starting a 58 MB binary): 10 rounds on SQLite alone
+// took 25 s of wall and 48 s of CPU, half of the cmd package's. The full
+// count is CI's; the inner loop races fewer rounds of the same 64
+// processes (docs/testing.md).
 func TestLedgerCLI_ProcessesRaceForOneScope(t *testing.T) {
 	t.Parallel() // mostly waiting: SQLite's busy retries, PostgreSQL's connections
-	rounds := 10
+	rounds := 3
 	switch {
 	case os.Getenv("EFFECTLINT_TEST_SOAK") == "1":
 		rounds = 50
 	case testing.Short():
-		rounds = 3
+		rounds = 1
 	}
 	for name, fresh := range ledgers(t) {
 		t.Run(name, func(t *testing.T) {
