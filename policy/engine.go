@@ -6,7 +6,6 @@
 package policy
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -432,13 +431,12 @@ func (e *Engine) catalog() error {
 // Rules lists the finding rules with their metadata.
 func (e *Engine) Rules() []RuleInfo { return e.rules }
 
-// Input converts facts into the policy input once.
+// Input converts facts into the policy input once: the value of their
+// JSON document, built directly (TestInputValue_SameAsJSON holds the two
+// equal). Through JSON, a chain of N resumptions wrote its N²/2 lineage
+// entries one by one: 5.7 s at 4,200 deep, for each explain.
 func Input(f *analyzer.Facts) (ast.Value, error) {
-	b, err := json.Marshal(f)
-	if err != nil {
-		return nil, err
-	}
-	return ast.ValueFromReader(bytes.NewReader(b))
+	return wholeInput(f), nil
 }
 
 // ScopeVerdict is what the rules decided about one key scope.

@@ -175,7 +175,7 @@ func TestWork_LinearInEveryShapeOfOneScope(t *testing.T) {
 					check += c.count(t, e.check, rego.EvalParsedInput(doc.input(q)))
 				}
 				f.Query = nil
-				in, err := Input(f)
+				in, err := jsonInput(f)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -154,11 +154,21 @@ func readHistories(t *testing.T) map[string]*analyzer.Facts {
 	return out
 }
 
+// jsonInput is the policy input as the JSON document of the facts: what
+// Input builds directly, and the reference it is held to.
+func jsonInput(f *analyzer.Facts) (ast.Value, error) {
+	b, err := json.Marshal(f)
+	if err != nil {
+		return nil, err
+	}
+	return ast.ValueFromReader(bytes.NewReader(b))
+}
+
 // wholeAnalysis evaluates the built-in rules over the JSON document, as
 // effectlint did before it evaluated by parts.
 func wholeAnalysis(t tb, e *Engine, f *analyzer.Facts) *Analysis {
 	t.Helper()
-	in, err := Input(f)
+	in, err := jsonInput(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +193,7 @@ func wholeAnalysis(t tb, e *Engine, f *analyzer.Facts) *Analysis {
 
 func wholeGate(t tb, e *Engine, f *analyzer.Facts) *Gate {
 	t.Helper()
-	in, err := Input(f)
+	in, err := jsonInput(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +229,7 @@ func wholeWithoutQuery(t tb, f *analyzer.Facts) ast.Object {
 	q := f.Query
 	f.Query = nil
 	defer func() { f.Query = q }()
-	in, err := Input(f)
+	in, err := jsonInput(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +260,7 @@ func withQuery(t tb, doc ast.Object, q *analyzer.Query) ast.Value {
 
 func TestInputValue_SameAsJSON(t *testing.T) {
 	for name, f := range histories(t) {
-		want, err := Input(f)
+		want, err := jsonInput(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,7 +268,7 @@ func TestInputValue_SameAsJSON(t *testing.T) {
 			t.Errorf("%s: the input built directly differs from the JSON document", name)
 		}
 		f.Query = f.Ask("t2", "send", analyzer.IntentSpec{})
-		want, _ = Input(f)
+		want, _ = jsonInput(f)
 		if got := wholeInput(f); got.Compare(want) != 0 {
 			t.Errorf("%s: with a query, the input built directly differs from the JSON document", name)
 		}
@@ -269,7 +279,7 @@ func TestInputValue_SameAsJSON(t *testing.T) {
 	f.Scopes[0].Facts[0].Task = "t\xff\xfex"
 	f.Scopes[0].Facts[0].Fields = analyzer.NewFields(map[string]any{"x": json.Number("1.5e3"), "y": []any{"a", nil, true}})
 	f.Skipped = nil
-	want, _ := Input(f)
+	want, _ := jsonInput(f)
 	if got := wholeInput(f); got.Compare(want) != 0 {
 		t.Errorf("edge cases: the input built directly differs from the JSON document:\n%v\n%v", got, want)
 	}
@@ -321,7 +331,7 @@ func TestCheckInput_SameDecisionAsWhole(t *testing.T) {
 				}
 				whole := withQuery(t, doc, f.Query)
 				if first {
-					if in, _ := Input(f); whole.Compare(in) != 0 {
+					if in, _ := jsonInput(f); whole.Compare(in) != 0 {
 						t.Fatalf("%s: the document with a question added differs from Input's", name)
 					}
 					first = false

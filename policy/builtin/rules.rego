@@ -498,31 +498,31 @@ own_contradicting(sid, l) := array.concat(
 )
 
 # What contradicts it among the evidence of the tasks the labelling task
-# resumes: the same two lookups for each, and the approaches before l that
-# a resolution after l resolves, looked for only in a task whose evidence
-# goes on after l (a task resumed is most often over by then). The work is
-# lineage × labels: each label weighs every task it resumes.
+# resumes: the first of their first crossings and first open approaches
+# (one lookup: lineage_summary), and the approaches before l that a
+# resolution after l resolves, looked for only when a task resumed has
+# evidence after l (a task resumed is most often over by then).
 lineage_contradicting(sid, l) := array.concat(
 	[g |
-		some t in input.tasks[l.task].lineage
-		g := task_first_crossing(sid, t)
+		g := lineage_summary(sid, l.task).first
+		g != null
 		g.seq < l.seq
 	],
-	array.concat(
-		[g |
-			some t in input.tasks[l.task].lineage
-			g := task_first_open(sid, t)
-			g.seq < l.seq
-		],
-		[g |
-			some t in input.tasks[l.task].lineage
-			task_last_seq(sid, t) > l.seq
-			some g in scope_task_evidence[[sid, t]]
-			g.seq < l.seq
-			resolution_after[[sid, g.seq]] > l.seq
-		],
-	),
+	[g |
+		lineage_summary(sid, l.task).last > l.seq
+		some t in input.tasks[l.task].lineage
+		task_last_seq(sid, t) > l.seq
+		some g in scope_task_evidence[[sid, t]]
+		g.seq < l.seq
+		resolution_after[[sid, g.seq]] > l.seq
+	],
 )
+
+# Weighing each task resumed for each label, as this did before, was
+# lineage × labels: a chain of N resumptions, each task labelling its
+# delivery, took analyze 3.4 s at 1,000 deep and was past its limit at
+# 4,000 (issue 15). What is left of that work is the scan above, when a
+# task resumed goes on after the label.
 
 confirmed_before(s, l) if { c := first_confirmation(s.id, l.task); c != null; c < l.seq }
 
@@ -554,7 +554,7 @@ scope_task_evidence := {k: fs |
 task_first_confirmation(sid, t) := first_or_null([x.seq | some x in scope_task_evidence[[sid, t]]; x.type in {"readback", "response"}; confirmation(x)])
 
 first_confirmation(sid, id) := min(seqs) if {
-	seqs := [c | some t in evidence_tasks(id); c := task_first_confirmation(sid, t); c != null]
+	seqs := [c | some c in [task_first_confirmation(sid, id), lineage_summary(sid, id).conf]; c != null]
 	count(seqs) > 0
 } else := null
 
@@ -1374,3 +1374,86 @@ white_space_runs := `[\t\n\v\f\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x
 fact_intent_task(f) := t if {
 	t := f.intent_task
 } else := ""
+
+# lineage_summary(sid, x) sums up what the tasks task x resumes (its
+# lineage) hold in scope sid, for the labels of x: first, the first (least
+# seq) of their first crossings and first open approaches; last, the seq of
+# the last of their evidence (-1 for none); conf, the seq of the first of
+# their confirmations (null for none). It takes a few lookups, not one a
+# task resumed: the lineage is cut into blocks of 8^k tasks (the digits of
+# its length in base 8, the longest blocks first), and lift(k, sid, w)
+# sums up the first 8^k tasks of w's lineage from eight blocks of 8^(k-1),
+# each computed once (OPA keeps a function's answer for its arguments).
+# Rego has no recursion, hence one function a level. It is exact: the
+# lineage of the task at position p - 1 of x's lineage begins with x's
+# lineage from p on (the same links, followed from the same task, end no
+# earlier), and every block lies within x's lineage. Lineages of 8^7 tasks
+# or more are scanned. TestLineageSummary_AsTheScans holds it, and the
+# rules that read it, to the scans they replace.
+lineage_summary(sid, x) := summary_of([lift(k, sid, lineage_start(x, p)) |
+	n := count(input.tasks[x].lineage)
+	some k in numbers.range(0, 6)
+	rest := n % lift_size[k + 1]
+	rest >= lift_size[k]
+	some j in numbers.range(0, floor(rest / lift_size[k]) - 1)
+	p := (n - rest) + j * lift_size[k]
+]) if {
+	count(input.tasks[x].lineage) < lift_size[7]
+} else := summary_of([task_summary(sid, t) | some t in input.tasks[x].lineage])
+
+lift_size := [1, 8, 64, 512, 4096, 32768, 262144, 2097152]
+
+# The task whose lineage is x's from position p on.
+lineage_start(x, 0) := x
+
+lineage_start(x, p) := input.tasks[x].lineage[p - 1] if p > 0
+
+lift(0, sid, w) := lift0(sid, w)
+
+lift(1, sid, w) := lift1(sid, w)
+
+lift(2, sid, w) := lift2(sid, w)
+
+lift(3, sid, w) := lift3(sid, w)
+
+lift(4, sid, w) := lift4(sid, w)
+
+lift(5, sid, w) := lift5(sid, w)
+
+lift(6, sid, w) := lift6(sid, w)
+
+lift0(sid, w) := task_summary(sid, input.tasks[w].lineage[0])
+
+lift1(sid, w) := summary_of([lift0(sid, lineage_start(w, j)) | some j in numbers.range(0, 7)])
+
+lift2(sid, w) := summary_of([lift1(sid, lineage_start(w, j * 8)) | some j in numbers.range(0, 7)])
+
+lift3(sid, w) := summary_of([lift2(sid, lineage_start(w, j * 64)) | some j in numbers.range(0, 7)])
+
+lift4(sid, w) := summary_of([lift3(sid, lineage_start(w, j * 512)) | some j in numbers.range(0, 7)])
+
+lift5(sid, w) := summary_of([lift4(sid, lineage_start(w, j * 4096)) | some j in numbers.range(0, 7)])
+
+lift6(sid, w) := summary_of([lift5(sid, lineage_start(w, j * 32768)) | some j in numbers.range(0, 7)])
+
+# One task's part of a lineage summary.
+task_summary(sid, t) := {
+	"first": first_by_seq([g | some g in [first_crossing_or_null(sid, t), first_open_or_null(sid, t)]; g != null]),
+	"last": task_last_or_none(sid, t),
+	"conf": task_first_confirmation(sid, t),
+}
+
+task_last_or_none(sid, t) := s if {
+	s := task_last_seq(sid, t)
+} else := -1
+
+summary_of(parts) := {
+	"first": first_by_seq([s.first | some s in parts; s.first != null]),
+	"last": max(array.concat([-1], [s.last | some s in parts])),
+	"conf": first_or_null(sort([s.conf | some s in parts; s.conf != null])),
+}
+
+# first_by_seq: the fact of least seq, null for none.
+first_by_seq(fs) := [g | some g in fs; g.seq == min([f.seq | some f in fs])][0] if count(fs) > 0
+
+else := null
