@@ -875,11 +875,20 @@ func (f *Facts) linkLineages() map[*Task]bool {
 		}
 	}
 	// Deepest first: a task whose lineage is not set yet walks it, and
-	// every task on the walk not on a cycle takes the walk's tail.
+	// every task on the walk not on a cycle takes the walk's tail. A walk
+	// also keeps, for each such task, the tail that begins with it: a
+	// task resuming one already walked takes that (the tasks of a broom,
+	// many resuming one task deep in a chain, each walked the chain:
+	// quadratic, issue 15).
 	slices.SortStableFunc(rest, func(a, b *Task) int { return depth[b] - depth[a] })
 	set := make(map[*Task]bool, len(rest))
+	withSelf := make(map[*Task][]string, len(rest))
 	for _, t := range rest {
 		if set[t] {
+			continue
+		}
+		if tail, ok := withSelf[next(t)]; ok {
+			t.Lineage, set[t] = tail, true
 			continue
 		}
 		walk := make([]string, 0, depth[t])
@@ -890,10 +899,13 @@ func (f *Facts) linkLineages() map[*Task]bool {
 		}
 		t.Lineage, set[t] = walk, true
 		for i, a := range tasks {
-			if onCycle[a] || set[a] {
+			if onCycle[a] {
 				continue
 			}
-			a.Lineage, set[a] = walk[i+1:len(walk):len(walk)], true
+			withSelf[a] = walk[i:len(walk):len(walk)]
+			if !set[a] {
+				a.Lineage, set[a] = walk[i+1:len(walk):len(walk)], true
+			}
 		}
 	}
 	return onCycle

@@ -144,6 +144,33 @@ func TestLinkLineages_AChainSharesOneArray(t *testing.T) {
 	}
 }
 
+// A broom, 2,000 tasks resuming the last task of a chain of 2,000, is one
+// array too: the broom's tasks share the chain's lineage with its last
+// task in front, not 2,000 copies of it.
+func TestLinkLineages_ABroomSharesOneArray(t *testing.T) {
+	f := &Facts{Tasks: map[string]*Task{}}
+	const n = 2000
+	for i := 0; i < n; i++ {
+		t := &Task{ID: fmt.Sprintf("t%04d", i), Relation: "resumed"}
+		if i > 0 {
+			t.Resumes = fmt.Sprintf("t%04d", i-1)
+		}
+		f.Tasks[t.ID] = t
+		b := &Task{ID: fmt.Sprintf("b%04d", i), Relation: "resumed", Resumes: fmt.Sprintf("t%04d", n-1)}
+		f.Tasks[b.ID] = b
+	}
+	f.linkLineages()
+	first := f.Tasks["b0000"].Lineage
+	if len(first) != n || first[0] != fmt.Sprintf("t%04d", n-1) {
+		t.Fatalf("b0000's lineage holds %d tasks from %s, want %d from the chain's last", len(first), first[0], n)
+	}
+	for id, task := range f.Tasks {
+		if l := task.Lineage; len(l) > 0 && &l[len(l)-1] != &first[len(first)-1] {
+			t.Fatalf("%s's lineage is an array of its own", id)
+		}
+	}
+}
+
 // A task first named by a line the reader could not use (a misspelt
 // type) is added after the lineages were first linked: it has a lineage
 // too, an empty one, which the input writes as [] (users' rules count

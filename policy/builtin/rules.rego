@@ -539,7 +539,7 @@ confirmed_before(s, l) if { c := first_confirmation(s.id, l.task); c != null; c 
 # first_confirmation the first of a labelling task's evidence.
 scope_task_evidence := {k: fs |
 	some k in {[sid, t] | some [sid, t, _], _ in scope_runs}
-	fs := [x | some [sid, t, _], run in scope_runs; [sid, t] == k; some x in run; x.type != "status"; approach_crossing_or_retreat(x)] # runs in key order: by segment
+	fs := [x | some seg in task_segments(k[1]); some x in scope_runs[[k[0], k[1], seg]]; x.type != "status"; approach_crossing_or_retreat(x)] # in segment order
 	count(fs) > 0
 }
 
@@ -887,7 +887,7 @@ executor := null if {
 } else := q.task if {
 	not asker_finished
 	count(earlier_running) == 0
-} else := [t.id | some t in candidates; t.start_rank == min([r.start_rank | some r in candidates])][0] if {
+} else := [t.id | some t in candidates; t.start_rank == candidates_first_rank][0] if {
 	count(candidates) > 0
 } else := null
 
@@ -1457,3 +1457,17 @@ summary_of(parts) := {
 first_by_seq(fs) := [g | some g in fs; g.seq == min([f.seq | some f in fs])][0] if count(fs) > 0
 
 else := null
+
+# task_segments(t): the segments of task t, in order (scope_task_evidence
+# looks its runs up by segment: scanning every run of every scope for each
+# task's was quadratic in the tasks of a scope, issue 15).
+# A fact's segment is never past its task's last (the analyzer counts them
+# as it reads); a task the input does not list has its runs' segments.
+task_segments(t) := numbers.range(0, n) if {
+	n := input.tasks[t].segment
+} else := sort({g | some [_, u, g], _ in scope_runs; u == t})
+
+# The least start rank among the candidates, computed once: the executor's
+# comprehension computed it again for each candidate, quadratic in the
+# tasks a check weighs (a broom of 2,000 resumers, issue 15).
+candidates_first_rank := min([r.start_rank | some r in candidates])
