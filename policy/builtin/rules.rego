@@ -1379,18 +1379,37 @@ fact_intent_task(f) := t if {
 # lineage) hold in scope sid, for the labels of x: first, the first (least
 # seq) of their first crossings and first open approaches; last, the seq of
 # the last of their evidence (-1 for none); conf, the seq of the first of
-# their confirmations (null for none). It takes a few lookups, not one a
-# task resumed: the lineage is cut into blocks of 8^k tasks (the digits of
-# its length in base 8, the longest blocks first), and lift(k, sid, w)
-# sums up the first 8^k tasks of w's lineage from eight blocks of 8^(k-1),
-# each computed once (OPA keeps a function's answer for its arguments).
-# Rego has no recursion, hence one function a level. It is exact: the
-# lineage of the task at position p - 1 of x's lineage begins with x's
-# lineage from p on (the same links, followed from the same task, end no
-# earlier), and every block lies within x's lineage. Lineages of 8^7 tasks
-# or more are scanned. TestLineageSummary_AsTheScans holds it, and the
-# rules that read it, to the scans they replace.
-lineage_summary(sid, x) := summary_of([lift(k, sid, lineage_start(x, p)) |
+# their confirmations (null for none). Only the tasks with facts in the
+# scope count. When they are few (most scopes), each is looked for in the
+# lineage (a scan OPA makes in Go); otherwise the lineage is summed up in
+# blocks (lineage_blocks). Weighing each task of the lineage in turn was
+# quadratic along a chain of labels (issue 15); so was summing up blocks
+# for each of many scopes of one chain, each with one task or two.
+# TestLineageSummary_AsTheScans holds both ways, and the rules that read
+# them, to the scans they replace.
+lineage_summary(sid, x) := lineage_members(sid, x) if {
+	count(scope_fact_tasks(sid)) <= 64
+} else := lineage_blocks(sid, x)
+
+lineage_members(sid, x) := summary_of([task_summary(sid, t) |
+	some t in scope_fact_tasks(sid)
+	t in input.tasks[x].lineage
+])
+
+scope_fact_tasks(sid) := {f.task | some f in scope_by_id[sid].facts}
+
+scope_by_id := {s.id: s | some s in input.scopes}
+
+# lineage_blocks(sid, x) is lineage_summary in a few lookups, not one a task
+# resumed: the lineage is cut into blocks of 8^k tasks (the digits of its
+# length in base 8, the longest blocks first), and lift(k, sid, w) sums up
+# the first 8^k tasks of w's lineage from eight blocks of 8^(k-1), each
+# computed once (OPA keeps a function's answer for its arguments). Rego has
+# no recursion, hence one function a level. It is exact: the lineage of the
+# task at position p - 1 of x's lineage begins with x's lineage from p on
+# (the same links, followed from the same task, end no earlier), and every
+# block lies within x's lineage. Lineages of 8^7 tasks or more are scanned.
+lineage_blocks(sid, x) := summary_of([lift(k, sid, lineage_start(x, p)) |
 	n := count(input.tasks[x].lineage)
 	some k in numbers.range(0, 6)
 	rest := n % lift_size[k + 1]
