@@ -120,11 +120,8 @@ func TestLinkLineages_AsTheDefinitionsOnAnyLinks(t *testing.T) {
 	})
 }
 
-// A chain of resumptions is one array: N tasks' lineages hold N ids, not
-// N²/2.
-func TestLinkLineages_AChainSharesOneArray(t *testing.T) {
-	f := &Facts{Tasks: map[string]*Task{}}
-	const n = 2000
+// addChain adds n tasks t0000, t0001, … each resuming the one before.
+func addChain(f *Facts, n int) {
 	for i := 0; i < n; i++ {
 		t := &Task{ID: fmt.Sprintf("t%04d", i), Relation: "resumed"}
 		if i > 0 {
@@ -132,6 +129,14 @@ func TestLinkLineages_AChainSharesOneArray(t *testing.T) {
 		}
 		f.Tasks[t.ID] = t
 	}
+}
+
+// A chain of resumptions is one array: N tasks' lineages hold N ids, not
+// N²/2.
+func TestLinkLineages_AChainSharesOneArray(t *testing.T) {
+	f := &Facts{Tasks: map[string]*Task{}}
+	const n = 2000
+	addChain(f, n)
 	f.linkLineages()
 	deepest := f.Tasks[fmt.Sprintf("t%04d", n-1)].Lineage
 	if len(deepest) != n-1 {
@@ -150,12 +155,8 @@ func TestLinkLineages_AChainSharesOneArray(t *testing.T) {
 func TestLinkLineages_ABroomSharesOneArray(t *testing.T) {
 	f := &Facts{Tasks: map[string]*Task{}}
 	const n = 2000
+	addChain(f, n)
 	for i := 0; i < n; i++ {
-		t := &Task{ID: fmt.Sprintf("t%04d", i), Relation: "resumed"}
-		if i > 0 {
-			t.Resumes = fmt.Sprintf("t%04d", i-1)
-		}
-		f.Tasks[t.ID] = t
 		b := &Task{ID: fmt.Sprintf("b%04d", i), Relation: "resumed", Resumes: fmt.Sprintf("t%04d", n-1)}
 		f.Tasks[b.ID] = b
 	}

@@ -184,8 +184,14 @@ func lineageQuery(t tb) rego.PreparedEvalQuery {
 // lineageDifferences evaluates a history against the reference: what
 // differs, and what was compared.
 func lineageDifferences(t tb, pq rego.PreparedEvalQuery, history string) (map[string]any, map[string]any) {
-	f := factsFrom(t, history, "-")
-	in, err := Input(f)
+	b := evalHistory(t, pq, history)
+	return b["d"].(map[string]any), b["c"].(map[string]any)
+}
+
+// evalHistory reads a history and evaluates pq over it: the bindings of
+// its one result.
+func evalHistory(t tb, pq rego.PreparedEvalQuery, history string) rego.Vars {
+	in, err := Input(factsFrom(t, history, "-"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +199,7 @@ func lineageDifferences(t tb, pq rego.PreparedEvalQuery, history string) (map[st
 	if err != nil || len(rs) != 1 {
 		t.Fatal(fmt.Sprint(rs, err))
 	}
-	return rs[0].Bindings["d"].(map[string]any), rs[0].Bindings["c"].(map[string]any)
+	return rs[0].Bindings
 }
 
 func differs(d map[string]any) bool {
@@ -280,19 +286,11 @@ func TestLineageSummary_AsTheScansOnLongChains(t *testing.T) {
 		for _, x := range strings.Split(strings.Trim(c.sample, "{}"), ", ") {
 			history += fmt.Sprintf(`{"ts":"2026-12-30T07:00:00Z","task":%s,"type":"status","label":"not_sent"}`+"\n", x)
 		}
-		f := factsFrom(t, history, "-")
-		in, err := Input(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs, err := pq.Eval(context.Background(), rego.EvalParsedInput(in))
-		if err != nil || len(rs) != 1 {
-			t.Fatal(rs, err)
-		}
-		if d, l, cf := rs[0].Bindings["d"].([]any), rs[0].Bindings["l"].([]any), rs[0].Bindings["cf"].([]any); len(d) > 0 || len(l) > 0 || len(cf) > 0 {
+		b := evalHistory(t, pq, history)
+		if d, l, cf := b["d"].([]any), b["l"].([]any), b["cf"].([]any); len(d) > 0 || len(l) > 0 || len(cf) > 0 {
 			t.Fatalf("chain of %d: summaries that differ %v; labels %v; confirmations %v", c.tasks, d, l, cf)
 		}
-		t.Logf("chain of %d: %v labels of the tasks compared", c.tasks, rs[0].Bindings["n"])
+		t.Logf("chain of %d: %v labels of the tasks compared", c.tasks, b["n"])
 	}
 }
 
