@@ -1389,7 +1389,9 @@ fact_intent_task(f) := t if {
 # them, to the scans they replace.
 lineage_summary(sid, x) := lineage_members(sid, x) if {
 	count(scope_fact_tasks(sid)) <= 64
-} else := lineage_blocks(sid, x)
+} else := s if {
+	s := lineage_blocks(sid, x)
+} else := lineage_members(sid, x)
 
 lineage_members(sid, x) := summary_of([task_summary(sid, t) |
 	some t in scope_fact_tasks(sid)
@@ -1409,16 +1411,26 @@ scope_by_id := {s.id: s | some s in input.scopes}
 # task at position p - 1 of x's lineage begins with x's lineage from p on
 # (the same links, followed from the same task, end no earlier), and every
 # block lies within x's lineage. Lineages of 8^7 tasks or more are scanned.
-lineage_blocks(sid, x) := summary_of([lift(k, sid, lineage_start(x, p)) |
+# A block needs the lineage of the task before it: analyze evaluates groups
+# of key scopes, whose input lists only their own tasks, so where one is
+# missing no block is summed up (undefined), and lineage_summary looks the
+# scope's tasks up instead (a review: blocks left out silently lost and
+# made label findings).
+lineage_blocks(sid, x) := summary_of(blocks) if {
 	n := count(input.tasks[x].lineage)
-	some k in numbers.range(0, 6)
-	rest := n % lift_size[k + 1]
-	rest >= lift_size[k]
-	some j in numbers.range(0, floor(rest / lift_size[k]) - 1)
-	p := (n - rest) + j * lift_size[k]
-]) if {
-	count(input.tasks[x].lineage) < lift_size[7]
-} else := summary_of([task_summary(sid, t) | some t in input.tasks[x].lineage])
+	n < lift_size[7]
+	starts := [[k, lineage_start(x, p)] |
+		some k in numbers.range(0, 6)
+		rest := n % lift_size[k + 1]
+		rest >= lift_size[k]
+		some j in numbers.range(0, floor(rest / lift_size[k]) - 1)
+		p := (n - rest) + j * lift_size[k]
+	]
+	blocks := [lift(k, sid, w) | some [k, w] in starts]
+	count(blocks) == count(starts)
+} else := summary_of([task_summary(sid, t) | some t in input.tasks[x].lineage]) if {
+	count(input.tasks[x].lineage) >= lift_size[7]
+}
 
 lift_size := [1, 8, 64, 512, 4096, 32768, 262144, 2097152]
 
@@ -1441,19 +1453,39 @@ lift(5, sid, w) := lift5(sid, w)
 
 lift(6, sid, w) := lift6(sid, w)
 
+# Each level is undefined where a block of the level below is (a task whose
+# lineage the input does not give).
 lift0(sid, w) := task_summary(sid, input.tasks[w].lineage[0])
 
-lift1(sid, w) := summary_of([lift0(sid, lineage_start(w, j)) | some j in numbers.range(0, 7)])
+lift1(sid, w) := summary_of(parts) if {
+	parts := [lift0(sid, lineage_start(w, j)) | some j in numbers.range(0, 7)]
+	count(parts) == 8
+}
 
-lift2(sid, w) := summary_of([lift1(sid, lineage_start(w, j * 8)) | some j in numbers.range(0, 7)])
+lift2(sid, w) := summary_of(parts) if {
+	parts := [lift1(sid, lineage_start(w, j * 8)) | some j in numbers.range(0, 7)]
+	count(parts) == 8
+}
 
-lift3(sid, w) := summary_of([lift2(sid, lineage_start(w, j * 64)) | some j in numbers.range(0, 7)])
+lift3(sid, w) := summary_of(parts) if {
+	parts := [lift2(sid, lineage_start(w, j * 64)) | some j in numbers.range(0, 7)]
+	count(parts) == 8
+}
 
-lift4(sid, w) := summary_of([lift3(sid, lineage_start(w, j * 512)) | some j in numbers.range(0, 7)])
+lift4(sid, w) := summary_of(parts) if {
+	parts := [lift3(sid, lineage_start(w, j * 512)) | some j in numbers.range(0, 7)]
+	count(parts) == 8
+}
 
-lift5(sid, w) := summary_of([lift4(sid, lineage_start(w, j * 4096)) | some j in numbers.range(0, 7)])
+lift5(sid, w) := summary_of(parts) if {
+	parts := [lift4(sid, lineage_start(w, j * 4096)) | some j in numbers.range(0, 7)]
+	count(parts) == 8
+}
 
-lift6(sid, w) := summary_of([lift5(sid, lineage_start(w, j * 32768)) | some j in numbers.range(0, 7)])
+lift6(sid, w) := summary_of(parts) if {
+	parts := [lift5(sid, lineage_start(w, j * 32768)) | some j in numbers.range(0, 7)]
+	count(parts) == 8
+}
 
 # One task's part of a lineage summary.
 task_summary(sid, t) := {
