@@ -44,8 +44,10 @@ ref_lineage_contradicting(sid, l) := array.concat(
 	),
 )
 
+ref_evidence_tasks(id) := {id} | {t | some t in input.tasks[id].lineage}
+
 ref_first_confirmation(sid, id) := min(seqs) if {
-	seqs := [c | some t in evidence_tasks(id); c := task_first_confirmation(sid, t); c != null]
+	seqs := [c | some t in ref_evidence_tasks(id); c := task_first_confirmation(sid, t); c != null]
 	count(seqs) > 0
 } else := null
 

@@ -527,8 +527,8 @@ lineage_contradicting(sid, l) := array.concat(
 confirmed_before(s, l) if { c := first_confirmation(s.id, l.task); c != null; c < l.seq }
 
 # What the labels of a task in a scope are weighed against: the evidence of
-# the task and of the tasks it resumes (evidence_tasks), each task's built
-# once per scope by comprehensions OPA indexes, not once per label or per
+# the task and of the tasks it resumes (lineage_summary), each task's built
+# once per scope by lookups of its runs by segment, not once per label or per
 # labelling task. Scanning the scope's facts for each label, then for each
 # labelling task, was quadratic: 1,000 labels and 1,000 approaches in one
 # scope made analyze run past its 30 s limit (an eighth review), and so
@@ -562,8 +562,8 @@ approach_crossing_or_retreat(f) if approach_or_crossing(f)
 
 approach_crossing_or_retreat(f) if retreat(f)
 
-# A task's evidence: its own, and that of the tasks it resumes (lineage).
-evidence_tasks(id) := {id} | {t | some t in input.tasks[id].lineage}
+# A task's evidence is its own and that of the tasks it resumes (its
+# lineage): lineage_summary, at the end of this file, sums up the latter.
 
 whose_evidence(id, g) := "its own" if g.task == id
 else := sprintf("task %s's (which it resumes)", [g.task])
