@@ -257,7 +257,10 @@ func TestLedgerCLI_ProcessesRaceForOneScope(t *testing.T) {
 				// past the default lock_timeout of 5 s (the busy timeout)
 				// and exited 2 (effect unknown), a stop, as it should;
 				// the race is about one grant, not about the wait.
-				l += "&lock_timeout=120000"
+				// The same holds for connecting: on CI, with the policy
+				// tests beside it, a backend took past the default
+				// connect_timeout of 10 s to answer in round 19 of 50.
+				l += "&lock_timeout=120000&connect_timeout=120"
 			}
 			if _, stderr, code := cli(t, "ledger", "init", "--ledger", l); code != 0 {
 				t.Fatalf("init: %s", stderr)
