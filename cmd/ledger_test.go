@@ -224,21 +224,20 @@ func TestLedgerCLI_Fencing(t *testing.T) {
 // Exactly one of 64 processes claiming one scope at once is granted,
 // round after round; the others are refused (exit 1), none fails.
 //
-// Rounds: 50 under EFFECTLINT_TEST_SOAK=1 (.ci/run sets it), 3 by
-// default, 1 under -short. Each round starts 64 whole processes of the
-// test binary, about 75 ms of CPU each on this 2-core machine with 64 at
-// once (35 ms of it is starting a 58 MB binary): 10 rounds on SQLite alone
-// took 25 s of wall and 48 s of CPU, half of the cmd package's. The full
-// count is CI's; the inner loop races fewer rounds of the same 64
-// processes (docs/testing.md).
+// Rounds: 50 under EFFECTLINT_TEST_SOAK=1 (.ci/run sets it), 1
+// otherwise. Each round starts 64 whole processes of the test binary,
+// about 85 ms of CPU each on this 2-core machine with 64 at once (35 ms
+// of it is starting a 58 MB binary, much of the rest system time): three
+// rounds on SQLite took 16 s of CPU, a fifth of the cmd package's. Every
+// round asks the whole question (one grant among 64 processes); the
+// soak asks it again and again, and the store's own test
+// (ledger/sqlite TestProcessesClaimOneAtATime) races long-lived
+// processes for 20 rounds in every run (docs/testing.md).
 func TestLedgerCLI_ProcessesRaceForOneScope(t *testing.T) {
 	t.Parallel() // mostly waiting: SQLite's busy retries, PostgreSQL's connections
-	rounds := 3
-	switch {
-	case os.Getenv("EFFECTLINT_TEST_SOAK") == "1":
+	rounds := 1
+	if os.Getenv("EFFECTLINT_TEST_SOAK") == "1" {
 		rounds = 50
-	case testing.Short():
-		rounds = 1
 	}
 	for name, fresh := range ledgers(t) {
 		t.Run(name, func(t *testing.T) {
