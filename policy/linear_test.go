@@ -23,7 +23,9 @@ type evalCounter struct{ n int }
 func (c *evalCounter) Enabled() bool               { return true }
 func (c *evalCounter) Config() topdown.TraceConfig { return topdown.TraceConfig{PlugLocalVars: false} }
 func (c *evalCounter) TraceEvent(e topdown.Event) {
-	c.n += map[bool]int{true: 1}[e.Op == topdown.EvalOp]
+	if e.Op == topdown.EvalOp {
+		c.n++
+	}
 }
 func (c *evalCounter) count(t *testing.T, pq *rego.PreparedEvalQuery, in rego.EvalOption) int {
 	t.Helper()
