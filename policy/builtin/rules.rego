@@ -1191,8 +1191,8 @@ else := [{"order": 0, "rule": allow_reason, "message": allow_message, "evidence"
 # type first with a set literal (the types the predicate after it can hold
 # for), the rules that compare each crossing with the scope's other facts
 # list the scope's crossings and gate checks once, and the classes come
-# from a table. policy/testdata/rules-reference.rego is these rules written
-# plainly; policy/reference_test.go holds both to the same decisions.
+# from a table. Tests in policy/ hold each helper to the plain rule it
+# stands for (helpers_test.go, crossingtypes_test.go, lineagesummary_test.go).
 
 # The crossings of a list of facts, in order: crossing(f) holds exactly
 # for these types.
