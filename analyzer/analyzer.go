@@ -158,11 +158,17 @@ func newFact(e *transcripts.Event) Fact {
 		case "intent":
 			fact.Intent, _ = v.(string)
 		case "checkpoint":
-			fact.Checkpoint, _ = v.(string)
+			if c, _ := v.(string); c != "" {
+				fact.rare().Checkpoint = c
+			}
 		case "decision":
-			fact.Decision, _ = v.(string)
+			if d, _ := v.(string); d != "" {
+				fact.rare().Decision = d
+			}
 		case "result":
-			fact.Result, _ = v.(string)
+			if r, _ := v.(string); r != "" {
+				fact.rare().Result = r
+			}
 		case "label":
 			if l, _ := v.(string); l != "" {
 				fact.rare().Label = l
@@ -173,7 +179,7 @@ func newFact(e *transcripts.Event) Fact {
 			}
 		case "ok":
 			if ok, isBool := v.(bool); isBool {
-				fact.OK = &ok
+				fact.rare().OK = &ok
 				continue
 			}
 			fallthrough
@@ -535,12 +541,12 @@ func (b *Builder) content(r uint32) string {
 		return string(NewFields(l.e.Fields))
 	}
 	f := b.fact(r)
-	ok := ""
-	if f.OK != nil {
-		ok = strconv.FormatBool(*f.OK)
-	}
 	rare := f.Rare()
-	return strings.Join([]string{f.Intent, f.Checkpoint, f.Decision, f.Result, rare.Label, ok, rare.IdempotencyToken, string(f.Fields)}, "\x00")
+	ok := ""
+	if rare.OK != nil {
+		ok = strconv.FormatBool(*rare.OK)
+	}
+	return strings.Join([]string{f.Intent, rare.Checkpoint, rare.Decision, rare.Result, rare.Label, ok, rare.IdempotencyToken, string(f.Fields)}, "\x00")
 }
 
 // permute moves fact i to position dest[i] for every i, in place across
@@ -1286,7 +1292,7 @@ func mayHaveCrossed(fact *Fact) bool {
 	case crossingType(fact.Type), fact.Type == "picker_opened":
 		return true
 	case fact.Type == "gate_check":
-		return fact.Decision == "allow" && (fact.Checkpoint == "picker" || fact.Checkpoint == "send")
+		return fact.Decision() == "allow" && (fact.Checkpoint() == "picker" || fact.Checkpoint() == "send")
 	}
 	return false
 }

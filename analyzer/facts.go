@@ -205,16 +205,12 @@ type Fact struct {
 	// shows them as the fact's own. Read them with Rare.
 	*FactRare
 
-	Checkpoint string `json:"checkpoint,omitempty"`
-	Decision   string `json:"decision,omitempty"`
-	Result     string `json:"result,omitempty"`
-	OK         *bool  `json:"ok,omitempty"`
 	// Fields holds the event's other fields (SPEC §3: kept and passed to
 	// policy), as a JSON object.
 	Fields Fields `json:"fields,omitempty"`
 }
 
-// FactRare is what few facts carry, held apart: a fact is 48 bytes
+// FactRare is what few facts carry, held apart: a fact is 104 bytes
 // smaller for it, and a month of history holds millions of facts (issue
 // 15: with the facts and the report they were a 1 GB analyze's peak).
 type FactRare struct {
@@ -235,6 +231,46 @@ type FactRare struct {
 	Ambiguous        bool   `json:"ambiguous,omitempty"`
 	Label            string `json:"label,omitempty"`
 	IdempotencyToken string `json:"idempotency_token,omitempty"`
+	// A gate check's checkpoint and decision, a read-back's result, a
+	// response's ok: a few facts in a history have them (read them with
+	// the Fact methods of the same names).
+	Checkpoint string `json:"checkpoint,omitempty"`
+	Decision   string `json:"decision,omitempty"`
+	Result     string `json:"result,omitempty"`
+	OK         *bool  `json:"ok,omitempty"`
+}
+
+// Checkpoint is a gate check's checkpoint, "" for other facts. (A method,
+// not the promoted field, so that no read can meet a nil FactRare.)
+func (f *Fact) Checkpoint() string {
+	if f.FactRare == nil {
+		return ""
+	}
+	return f.FactRare.Checkpoint
+}
+
+// Decision is a gate check's decision, "" for other facts.
+func (f *Fact) Decision() string {
+	if f.FactRare == nil {
+		return ""
+	}
+	return f.FactRare.Decision
+}
+
+// Result is a read-back's result, "" for other facts.
+func (f *Fact) Result() string {
+	if f.FactRare == nil {
+		return ""
+	}
+	return f.FactRare.Result
+}
+
+// OK is a response's ok, nil when the fact has none.
+func (f *Fact) OK() *bool {
+	if f.FactRare == nil {
+		return nil
+	}
+	return f.FactRare.OK
 }
 
 // Rare returns the fact's rare fields, zero when it has none.

@@ -269,8 +269,8 @@ func (c factConv) fact(f *analyzer.Fact) *ast.Term {
 		item("at", pointer(&f.At)))
 	for _, s := range [...]struct {
 		name, v string
-	}{{"intent", f.Intent}, {"unkeyed_because", rare.UnkeyedBecause}, {"checkpoint", f.Checkpoint},
-		{"decision", f.Decision}, {"result", f.Result}, {"label", rare.Label}, {"intent_task", rare.IntentTask}} {
+	}{{"intent", f.Intent}, {"unkeyed_because", rare.UnkeyedBecause}, {"checkpoint", rare.Checkpoint},
+		{"decision", rare.Decision}, {"result", rare.Result}, {"label", rare.Label}, {"intent_task", rare.IntentTask}} {
 		if s.v != "" {
 			items = append(items, item(s.name, sterm(s.v)))
 		}
@@ -281,8 +281,8 @@ func (c factConv) fact(f *analyzer.Fact) *ast.Term {
 	if rare.Ambiguous {
 		items = append(items, item("ambiguous", boolean(true)))
 	}
-	if f.OK != nil {
-		items = append(items, item("ok", boolean(*f.OK)))
+	if rare.OK != nil {
+		items = append(items, item("ok", boolean(*rare.OK)))
 	}
 	if rare.IdempotencyToken != "" {
 		items = append(items, item("idempotency_token", sterm(rare.IdempotencyToken)))

@@ -219,13 +219,13 @@ func omitted(in transcripts.Input) string {
 func detail(f analyzer.Fact) string {
 	switch {
 	case f.Type == "gate_check":
-		return f.Checkpoint + " " + f.Decision
+		return f.Checkpoint() + " " + f.Decision()
 	case f.Type == "readback":
-		return f.Result
+		return f.Result()
 	case f.Type == "status":
 		return f.Rare().Label
-	case f.OK != nil:
-		if *f.OK {
+	case f.OK() != nil:
+		if *f.OK() {
 			return "ok"
 		}
 		return "not ok"
