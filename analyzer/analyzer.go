@@ -150,7 +150,7 @@ func (b *Builder) source(s string) uint8 {
 // newFact turns an evidence event into its fact, without its place in
 // time (Seq, Segment), which Build gives.
 func newFact(e *transcripts.Event) Fact {
-	fact := Fact{TS: formatTS(e.TS), Task: e.Task, Type: e.Type, At: Pointer{e.File, e.Line}}
+	fact := Fact{TS: InstantOf(e.TS), Task: e.Task, Type: e.Type, At: Pointer{e.File, e.Line}}
 	var buf [8]string
 	extra := buf[:0] // the keys of the fields that stay fields
 	for k, v := range e.Fields {
@@ -263,7 +263,7 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 	for seq, r := range b.order {
 		ts, id := at(r)
 		t := f.task(id)
-		var file, tsText string
+		var file string
 		var line int
 		var src uint8
 		if r&lifeBit != 0 {
@@ -271,13 +271,16 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 			file, line, src = l.e.File, l.e.Line, l.src
 		} else {
 			fact := b.fact(r)
-			file, line, src, tsText = fact.At.File, fact.At.Line, b.factSrc[r], fact.TS
+			file, line, src = fact.At.File, fact.At.Line, b.factSrc[r]
 			fact.Seq, fact.Segment = seq, t.Segment
 			evidence = append(evidence, r)
 		}
 		if !t.History {
-			if tsText == "" {
+			var tsText string
+			if r&lifeBit != 0 {
 				tsText = formatTS(b.lives[r&^lifeBit].e.TS)
+			} else {
+				tsText = b.fact(r).TS.String()
 			}
 			t.History, t.startSeq, t.startTime, t.StartTS = true, seq, ts.time(), tsText
 			t.Start, t.Source = Pointer{file, line}, b.sources[src]

@@ -191,11 +191,11 @@ type Scope struct {
 // Fact is one evidence event, placed in time (Seq orders all events of a
 // run) and in its task's segment.
 type Fact struct {
-	Seq     int    `json:"seq"`
-	TS      string `json:"ts"`
-	Task    string `json:"task"`
-	Type    string `json:"type"`
-	Segment int    `json:"segment"`
+	Seq     int     `json:"seq"`
+	TS      Instant `json:"ts"`
+	Task    string  `json:"task"`
+	Type    string  `json:"type"`
+	Segment int     `json:"segment"`
 	// SegmentEnded: an interruption or task_ended followed this fact's
 	// segment, or the task was superseded by a resuming task.
 	SegmentEnded bool    `json:"segment_ended"`

@@ -264,7 +264,7 @@ type factConv struct {
 func (c factConv) fact(f *analyzer.Fact) *ast.Term {
 	rare := f.Rare()
 	items := make([][2]*ast.Term, 0, 16)
-	items = append(items, item("seq", num(f.Seq)), item("ts", sterm(f.TS)), item("task", sterm(f.Task)),
+	items = append(items, item("seq", num(f.Seq)), item("ts", sterm(f.TS.String())), item("task", sterm(f.Task)),
 		item("type", sterm(f.Type)), item("segment", num(f.Segment)), item("segment_ended", boolean(f.SegmentEnded)),
 		item("at", pointer(&f.At)))
 	for _, s := range [...]struct {

@@ -175,7 +175,7 @@ func build(f *analyzer.Facts, a *policy.Analysis, rules []policy.RuleInfo, failO
 				Interruptions: t.Interruptions, Start: t.Start})
 		}
 		for j, fact := range sc.Facts {
-			k.Evidence = append(k.Evidence, Evidence{Seq: fact.Seq, TS: fact.TS, Task: fact.Task, Type: fact.Type,
+			k.Evidence = append(k.Evidence, Evidence{Seq: fact.Seq, TS: fact.TS.String(), Task: fact.Task, Type: fact.Type,
 				Class: v.Classes[j], Segment: fact.Segment, Detail: detail(fact), File: fact.At.File, Line: fact.At.Line})
 		}
 		if effect.Consumes(v.State) {
