@@ -188,7 +188,9 @@ func newFact(e *transcripts.Event) Fact {
 		}
 	}
 	if len(extra) > 0 {
-		fact.Fields = fieldsOf(e.Fields, extra)
+		if fs := fieldsOf(e.Fields, extra); fs != "" {
+			fact.rare().Fields = fs
+		}
 	}
 	return fact
 }
@@ -549,7 +551,7 @@ func (b *Builder) content(r uint32) string {
 	if rare.OK != nil {
 		ok = strconv.FormatBool(*rare.OK)
 	}
-	return strings.Join([]string{f.Intent, rare.Checkpoint, rare.Decision, rare.Result, rare.Label, ok, rare.IdempotencyToken, string(f.Fields)}, "\x00")
+	return strings.Join([]string{f.Intent, rare.Checkpoint, rare.Decision, rare.Result, rare.Label, ok, rare.IdempotencyToken, string(rare.Fields)}, "\x00")
 }
 
 // permute moves fact i to position dest[i] for every i, in place across

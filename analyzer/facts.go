@@ -204,10 +204,6 @@ type Fact struct {
 	// *FactRare holds the fields few facts have (nil: none of them); JSON
 	// shows them as the fact's own. Read them with Rare.
 	*FactRare
-
-	// Fields holds the event's other fields (SPEC §3: kept and passed to
-	// policy), as a JSON object.
-	Fields Fields `json:"fields,omitempty"`
 }
 
 // FactRare is what few facts carry, held apart: a fact is 104 bytes
@@ -238,6 +234,10 @@ type FactRare struct {
 	Decision   string `json:"decision,omitempty"`
 	Result     string `json:"result,omitempty"`
 	OK         *bool  `json:"ok,omitempty"`
+	// Fields holds the event's other fields (SPEC §3: kept and passed to
+	// policy), as a JSON object. Only users' rules read them, so analyze
+	// and check without such rules keep none.
+	Fields Fields `json:"fields,omitempty"`
 }
 
 // Checkpoint is a gate check's checkpoint, "" for other facts. (A method,
@@ -263,6 +263,14 @@ func (f *Fact) Result() string {
 		return ""
 	}
 	return f.FactRare.Result
+}
+
+// Fields are the event's other fields, "" when it has none.
+func (f *Fact) Fields() Fields {
+	if f.FactRare == nil {
+		return ""
+	}
+	return f.FactRare.Fields
 }
 
 // OK is a response's ok, nil when the fact has none.

@@ -287,8 +287,8 @@ func (c factConv) fact(f *analyzer.Fact) *ast.Term {
 	if rare.IdempotencyToken != "" {
 		items = append(items, item("idempotency_token", sterm(rare.IdempotencyToken)))
 	}
-	if c.fields && f.Fields != "" {
-		v, err := ast.ValueFromReader(strings.NewReader(string(f.Fields)))
+	if c.fields && rare.Fields != "" {
+		v, err := ast.ValueFromReader(strings.NewReader(string(rare.Fields)))
 		if err != nil {
 			v = ast.String(err.Error()) // Fields holds encoding/json output: cannot happen
 		}

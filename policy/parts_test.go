@@ -277,7 +277,9 @@ func TestInputValue_SameAsJSON(t *testing.T) {
 	// Strings encoding/json changes (invalid UTF-8), a nil slice, fields.
 	f := factsOf(t, "../testdata/scenarios/06-overnight-resume-duplicate")
 	f.Scopes[0].Facts[0].Task = "t\xff\xfex"
-	f.Scopes[0].Facts[0].Fields = analyzer.NewFields(map[string]any{"x": json.Number("1.5e3"), "y": []any{"a", nil, true}})
+	rare := f.Scopes[0].Facts[0].Rare()
+	rare.Fields = analyzer.NewFields(map[string]any{"x": json.Number("1.5e3"), "y": []any{"a", nil, true}})
+	f.Scopes[0].Facts[0].FactRare = &rare
 	f.Skipped = nil
 	want, _ := jsonInput(f)
 	if got := wholeInput(f); got.Compare(want) != 0 {
