@@ -242,44 +242,19 @@ type FactRare struct {
 
 // Checkpoint is a gate check's checkpoint, "" for other facts. (A method,
 // not the promoted field, so that no read can meet a nil FactRare.)
-func (f *Fact) Checkpoint() string {
-	if f.FactRare == nil {
-		return ""
-	}
-	return f.FactRare.Checkpoint
-}
+func (f *Fact) Checkpoint() string { return f.Rare().Checkpoint }
 
 // Decision is a gate check's decision, "" for other facts.
-func (f *Fact) Decision() string {
-	if f.FactRare == nil {
-		return ""
-	}
-	return f.FactRare.Decision
-}
+func (f *Fact) Decision() string { return f.Rare().Decision }
 
 // Result is a read-back's result, "" for other facts.
-func (f *Fact) Result() string {
-	if f.FactRare == nil {
-		return ""
-	}
-	return f.FactRare.Result
-}
+func (f *Fact) Result() string { return f.Rare().Result }
 
 // Fields are the event's other fields, "" when it has none.
-func (f *Fact) Fields() Fields {
-	if f.FactRare == nil {
-		return ""
-	}
-	return f.FactRare.Fields
-}
+func (f *Fact) Fields() Fields { return f.Rare().Fields }
 
 // OK is a response's ok, nil when the fact has none.
-func (f *Fact) OK() *bool {
-	if f.FactRare == nil {
-		return nil
-	}
-	return f.FactRare.OK
-}
+func (f *Fact) OK() *bool { return f.Rare().OK }
 
 // Rare returns the fact's rare fields, zero when it has none.
 func (f *Fact) Rare() FactRare {
