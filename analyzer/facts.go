@@ -264,7 +264,9 @@ func (f *Fact) Rare() FactRare {
 	return *f.FactRare
 }
 
-// rare returns the fact's rare fields to set, made on first use.
+// rare returns the fact's rare fields to set, made on first use. A copy
+// of a fact shares them: set them before copying, or give the copy its
+// own (copyAs in otherReadings does), or the write reaches both.
 func (f *Fact) rare() *FactRare {
 	if f.FactRare == nil {
 		f.FactRare = &FactRare{}
