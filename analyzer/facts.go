@@ -206,7 +206,7 @@ type Fact struct {
 	*FactRare
 }
 
-// FactRare is what few facts carry, held apart: a fact is 104 bytes
+// FactRare is what few facts carry, held apart: a fact is 144 bytes
 // smaller for it, and a month of history holds millions of facts (issue
 // 15: with the facts and the report they were a 1 GB analyze's peak).
 type FactRare struct {

@@ -46,7 +46,7 @@ func describeFacts(f *analyzer.Facts) map[analyzer.Pointer]string {
 	}
 	fact := func(fc analyzer.Fact) {
 		s := fc.Task + " " + fc.Type
-		if d := detail(fc); d != "" {
+		if d := detail(&fc); d != "" {
 			s += " " + d
 		}
 		if fc.SegmentEnded {

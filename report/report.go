@@ -174,7 +174,8 @@ func build(f *analyzer.Facts, a *policy.Analysis, rules []policy.RuleInfo, failO
 				Ended: t.Ended, Status: t.Status, SupersededBy: t.SupersededBy, Complete: t.Complete,
 				Interruptions: t.Interruptions, Start: t.Start})
 		}
-		for j, fact := range sc.Facts {
+		for j := range sc.Facts {
+			fact := &sc.Facts[j]
 			k.Evidence = append(k.Evidence, Evidence{Seq: fact.Seq, TS: fact.TS.String(), Task: fact.Task, Type: fact.Type,
 				Class: v.Classes[j], Segment: fact.Segment, Detail: detail(fact), File: fact.At.File, Line: fact.At.Line})
 		}
@@ -216,21 +217,22 @@ func omitted(in transcripts.Input) string {
 }
 
 // detail is the short qualifier of a fact shown next to its type.
-func detail(f analyzer.Fact) string {
+func detail(f *analyzer.Fact) string {
+	r := f.Rare()
 	switch {
 	case f.Type == "gate_check":
-		return f.Checkpoint() + " " + f.Decision()
+		return r.Checkpoint + " " + r.Decision
 	case f.Type == "readback":
-		return f.Result()
+		return r.Result
 	case f.Type == "status":
-		return f.Rare().Label
-	case f.OK() != nil:
-		if *f.OK() {
+		return r.Label
+	case r.OK != nil:
+		if *r.OK {
 			return "ok"
 		}
 		return "not ok"
-	case f.Rare().IdempotencyToken != "":
-		return "token " + f.Rare().IdempotencyToken
+	case r.IdempotencyToken != "":
+		return "token " + r.IdempotencyToken
 	}
 	return ""
 }
