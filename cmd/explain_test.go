@@ -183,7 +183,7 @@ func TestExplain_ReasonsFromTwoDefinitionsOfOneIdKeepTheirRules(t *testing.T) {
 	if r := ruleAfter("1 unreadable part(s)"); !strings.Contains(r, "count(input.unattributed_problems) > 0") {
 		t.Errorf("unattributed problems: %s", r)
 	}
-	if r := ruleAfter("the history of task t1 is incomplete"); !strings.Contains(r, "some t in input.tasks; not t.complete") {
+	if r := ruleAfter("the history of task t1 is incomplete"); !strings.Contains(r, "some t in incomplete_tasks; not t.complete") {
 		t.Errorf("incomplete task: %s", r)
 	}
 }

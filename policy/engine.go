@@ -51,6 +51,9 @@ type Engine struct {
 	// unkeyedTypes are the fact types they read among the unkeyed facts
 	// (nil: the scopeTypes).
 	unkeyedTypes map[string]bool
+	// sharing names the built-in rules whose values the questions of one
+	// check share (shared.go).
+	sharing sharing
 }
 
 // Module is one Rego source file.
@@ -168,6 +171,7 @@ func Compile(ctx context.Context, cfg Config) (*Engine, error) {
 	if err := e.readFactTypes(ctx); err != nil {
 		return nil, err
 	}
+	e.sharing = sharing{free: questionFree(compiler, sharedInput), scopeFree: questionFree(compiler, sharedInputAndScopes)}
 	return e, nil
 }
 
@@ -522,7 +526,8 @@ func (e *Engine) Check(ctx context.Context, f *analyzer.Facts) (*Gate, error) {
 
 // check1 decides the gate for q over doc's history.
 func (e *Engine) check1(ctx context.Context, doc *checkDoc, q *analyzer.Query) (*Gate, error) {
-	b, err := evalBindings(ctx, *e.check, doc.input(q))
+	in, scopes := doc.question(q)
+	b, err := evalBindings(ctx, *e.check, in, rego.EvalVirtualCache(doc.evaluation(e.sharing, scopes)))
 	if err != nil {
 		return nil, err
 	}
@@ -619,13 +624,13 @@ func (e *Engine) CheckEach(ctx context.Context, f *analyzer.Facts, qs []*analyze
 
 // evalBindings evaluates a prepared query and returns its bindings as
 // JSON (so the Go shapes above are the contract).
-func evalBindings(ctx context.Context, pq rego.PreparedEvalQuery, in ast.Value) (map[string]json.RawMessage, error) {
+func evalBindings(ctx context.Context, pq rego.PreparedEvalQuery, in ast.Value, opts ...rego.EvalOption) (map[string]json.RawMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrTimeout, err)
 	}
 	ctx, cancel := evalContext(ctx)
 	defer cancel()
-	rs, err := pq.Eval(ctx, rego.EvalParsedInput(in))
+	rs, err := pq.Eval(ctx, append([]rego.EvalOption{rego.EvalParsedInput(in)}, opts...)...)
 	if err != nil {
 		return nil, evalError(err)
 	}

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/effectlint/effectlint/analyzer"
 	"github.com/effectlint/effectlint/effect"
@@ -148,9 +151,23 @@ type checkDoc struct {
 	f            *analyzer.Facts
 	types        map[string]bool
 	unkeyedTypes map[string]bool
-	shared       [][2]*ast.Term // checkInput's, built on first use
-	whole        [][2]*ast.Term // wholeInput's (users' rules), built on first use
-	index        *scopeIndex    // built on first use
+	shared       [][2]*ast.Term       // checkInput's, built on first use
+	whole        [][2]*ast.Term       // wholeInput's (users' rules), built on first use
+	index        *scopeIndex          // built on first use
+	scopes       map[string]*ast.Term // the weighed scopes' terms, by question (question)
+	cache        *historyCache        // values the questions share, made on first use
+}
+
+// evaluation is the virtual cache of one of doc's gate evaluations, of a
+// question weighing the scopes named scopes (question): the values of the
+// rules free of the question are shared with every other question, those
+// of the rules free of all but its scopes with the questions weighing the
+// same scopes.
+func (d *checkDoc) evaluation(free sharing, scopes string) topdown.VirtualCache {
+	if d.cache == nil {
+		d.cache = newHistoryCache(free)
+	}
+	return d.cache.evaluation(scopes)
 }
 
 // scopeIndex finds the scopes a question may weigh without looking at
@@ -246,21 +263,43 @@ func newCheckDoc(f *analyzer.Facts, types, unkeyedTypes map[string]bool) *checkD
 // find the same (scopeIndex), with their facts of the given types (nil:
 // all).
 func (d *checkDoc) input(q *analyzer.Query) ast.Value {
+	v, _ := d.question(q)
+	return v
+}
+
+// question is input(q) and the name of the scopes it weighs: questions
+// that weigh the same scopes get the same name and the same scopes term.
+func (d *checkDoc) question(q *analyzer.Query) (ast.Value, string) {
 	f := d.f
-	p := part{facts: f, scopes: []*analyzer.Scope{}, global: true, authorizations: f.Authorizations, types: d.types, unkeyedTypes: d.unkeyedTypes}
-	if f.Scopes == nil {
-		p.scopes = nil
-	}
 	if d.index == nil {
 		d.index = newScopeIndex(f.Scopes)
 	}
-	for _, i := range d.index.weighable(q) {
-		p.scopes = append(p.scopes, f.Scopes[i])
+	at := d.index.weighable(q)
+	var b strings.Builder
+	for _, i := range at {
+		b.WriteString(strconv.Itoa(i))
+		b.WriteByte(',')
 	}
-	if d.shared == nil {
-		d.shared = p.sharedItems()
+	name := b.String()
+	if d.scopes == nil {
+		d.scopes = map[string]*ast.Term{}
 	}
-	return asking(d.shared, p.scopesTerm(), q)
+	term := d.scopes[name]
+	if term == nil {
+		p := part{facts: f, scopes: []*analyzer.Scope{}, global: true, authorizations: f.Authorizations, types: d.types, unkeyedTypes: d.unkeyedTypes}
+		if f.Scopes == nil {
+			p.scopes = nil
+		}
+		for _, i := range at {
+			p.scopes = append(p.scopes, f.Scopes[i])
+		}
+		if d.shared == nil {
+			d.shared = p.sharedItems()
+		}
+		term = p.scopesTerm()
+		d.scopes[name] = term
+	}
+	return asking(d.shared, term, q), name
 }
 
 // wholeInput is wholeInput(f) with f.Query = q: what users' rules see.

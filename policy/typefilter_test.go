@@ -120,7 +120,7 @@ func TestUnkeyedFactTypes_EveryCrossingApproachAndRetreat(t *testing.T) {
 		}
 	}
 	slices.Sort(readers)
-	if want := []string{"relevant_unkeyed", "unkeyed_crossing", "unkeyed_last_resolution"}; !slices.Equal(readers, want) {
+	if want := []string{"unkeyed_candidates", "unkeyed_crossing", "unkeyed_last_resolution"}; !slices.Equal(readers, want) {
 		t.Errorf("the rules that read input.unkeyed are %v, want %v: read what a new one tests against unkeyed_fact_types, then add it here", readers, want)
 	}
 }

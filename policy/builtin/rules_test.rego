@@ -2139,3 +2139,20 @@ test_the_approach_literal_lists_every_type_approach_accepts if {
 literal_covers(f) if not approach(f)
 
 literal_covers(f) if f.type in {"picker_opened", "gate_check"}
+
+# The values every question of a check shares (policy/shared.go) are what
+# the rules that use them read before: the tasks that are not complete, and
+# the unkeyed crossings and the approaches nothing resolved, in their order.
+test_incomplete_tasks_are_the_tasks_not_complete if {
+	tasks := {"a": {"id": "a", "complete": true}, "b": {"id": "b", "complete": false}, "c": {"id": "c", "complete": false}}
+	incomplete_tasks == [tasks.b, tasks.c] with input as {"tasks": tasks}
+}
+
+test_unkeyed_candidates_are_crossings_and_unresolved_approaches if {
+	sent := {"type": "send_fired", "task": "a", "segment": 0, "seq": 1}
+	open := {"type": "picker_opened", "task": "a", "segment": 1, "seq": 2}
+	closed := {"type": "picker_opened", "task": "a", "segment": 0, "seq": 3}
+	dismissed := {"type": "picker_dismissed", "task": "a", "segment": 0, "seq": 4}
+	shown := {"type": "ui_changed", "task": "a", "segment": 0, "seq": 5}
+	unkeyed_candidates == [sent, open] with input as {"unkeyed": [sent, open, closed, dismissed, shown]}
+}
