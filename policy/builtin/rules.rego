@@ -958,7 +958,7 @@ stop contains r if {
 # may have delivered this very file, unless its intent names a destination
 # that cannot be this one. So may an approach of theirs that nothing
 # resolved: the send control may have fired, or may be about to.
-relevant_unkeyed := [f | some f in unkeyed_candidates; unkeyed_relevant(f)]
+relevant_unkeyed := [unkeyed_candidates[i] | some i in sort(relevant_candidates)]
 
 unkeyed_may_have_crossed(f) if crossing(f)
 
@@ -1532,3 +1532,68 @@ candidates_first_rank := min([r.start_rank | some r in candidates])
 incomplete_tasks := [t | some t in input.tasks; not t.complete]
 
 unkeyed_candidates := [f | some f in input.unkeyed; unkeyed_may_have_crossed(f)]
+
+# The positions in unkeyed_candidates of those unkeyed_relevant holds for,
+# looked up by the question's destination in indexes of the candidates'
+# destinations (built once per history, like the candidates), instead of
+# testing every candidate for every question: 400 intents over 50,000
+# events of delegated workers took 4 s, all of it in that test (issue
+# 15). Each body is one way unkeyed_relevant, may_be_same_as_asked or
+# may_be_same can hold; TestRelevantCandidates holds this to the test of
+# every candidate.
+relevant_candidates contains i if {
+	q.key == ""
+	some i, _ in unkeyed_candidates
+}
+
+relevant_candidates contains i if some i in candidates_of_unknown_destination
+
+relevant_candidates contains i if {
+	d := q.destination
+	strong_destination(d)
+	some i in candidates_by_identity[folded_identity(d)]
+}
+
+relevant_candidates contains i if {
+	t := folded_title(q.destination)
+	t != ""
+	some i in candidates_by_weak_title[t]
+}
+
+relevant_candidates contains i if {
+	d := q.destination
+	not strong_destination(d)
+	t := folded_title(d)
+	t != ""
+	some i in candidates_by_title[t]
+}
+
+relevant_candidates contains i if {
+	some t in q.titles
+	some i in candidates_by_weak_title[t]
+}
+
+relevant_candidates contains i if {
+	some x in q.identities
+	some i in candidates_by_identity[x]
+}
+
+candidates_of_unknown_destination := [i | some i, f in unkeyed_candidates; not known_destination(unkeyed_destination(f))]
+
+# [position, destination] of the candidates whose intent names one.
+candidate_destinations := [[i, d] | some i, f in unkeyed_candidates; d := f.unkeyed_destination]
+
+candidates_by_identity := {x: is |
+	some x in {folded_identity(d) | some [_, d] in candidate_destinations; strong_destination(d)}
+	is := [i | some [i, d] in candidate_destinations; strong_destination(d); folded_identity(d) == x]
+}
+
+candidates_by_weak_title := {t: is |
+	some t in {folded_title(d) | some [_, d] in candidate_destinations; not strong_destination(d)}
+	is := [i | some [i, d] in candidate_destinations; not strong_destination(d); folded_title(d) == t]
+}
+
+candidates_by_title := {t: is |
+	some t in {folded_title(d) | some [_, d] in candidate_destinations}
+	is := [i | some [i, d] in candidate_destinations; folded_title(d) == t]
+}
