@@ -102,3 +102,23 @@ func builtinRego(t tb, opts ...func(*rego.Rego)) []func(*rego.Rego) {
 	e := builtinEngine(t)
 	return append([]func(*rego.Rego){rego.Compiler(e.compiler), rego.Store(e.store)}, opts...)
 }
+
+// referenceQuery prepares query over the built-in rules compiled with a
+// reference module beside them (reference.rego, package effectlint): the
+// rules a faster one replaced, so that a test can ask both of one input.
+// The engine is compiled once per reference (CompileCached).
+func referenceQuery(t tb, reference, query string) rego.PreparedEvalQuery {
+	t.Helper()
+	e, err := CompileCached(context.Background(), Config{Builtin: []Module{
+		{Name: builtin.RulesName, Source: builtin.Rules},
+		{Name: "reference.rego", Source: reference},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pq, err := rego.New(rego.Compiler(e.compiler), rego.Store(e.store), rego.Query(query)).PrepareForEval(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pq
+}

@@ -12,8 +12,6 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/rego"
 	"pgregory.net/rapid"
-
-	"github.com/effectlint/effectlint/policy/builtin"
 )
 
 // lineageReference is what lineage_summary replaced, as rules.rego had it:
@@ -175,19 +173,7 @@ func lineageHistory(draw func(label string, lo, hi int) int, chain, others int) 
 }
 
 func lineageQuery(t tb) rego.PreparedEvalQuery {
-	e, err := CompileCached(context.Background(), Config{Builtin: []Module{
-		{Name: builtin.RulesName, Source: builtin.Rules},
-		{Name: "reference.rego", Source: lineageReference},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pq, err := rego.New(rego.Compiler(e.compiler), rego.Store(e.store),
-		rego.Query(`d := data.effectlint.differences; c := data.effectlint.compared`)).PrepareForEval(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pq
+	return referenceQuery(t, lineageReference, `d := data.effectlint.differences; c := data.effectlint.compared`)
 }
 
 // lineageDifferences evaluates a history against the reference: what
@@ -255,13 +241,6 @@ func TestLineageSummary_AsTheScansOnLongChains(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long chains; runs without -short")
 	}
-	e, err := CompileCached(context.Background(), Config{Builtin: []Module{
-		{Name: builtin.RulesName, Source: builtin.Rules},
-		{Name: "reference.rego", Source: lineageReference},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range []struct {
 		tasks, busy int
 		sample      string
@@ -269,15 +248,12 @@ func TestLineageSummary_AsTheScansOnLongChains(t *testing.T) {
 		{600, 1, `{"t513", "t520", "t575", "t576", "t599"}`},
 		{4200, 20, `{"t4097", "t4100", "t4104", "t4150", "t4199"}`},
 	} {
-		pq, err := rego.New(rego.Compiler(e.compiler), rego.Store(e.store), rego.Query(`
+		pq := referenceQuery(t, lineageReference, `
 			sample := `+c.sample+`
 			d := [[s.id, x] | some s in input.scopes; some x in sample; input.tasks[x]; some got in [data.effectlint.lineage_blocks(s.id, x), data.effectlint.lineage_summary(s.id, x)]; got != data.effectlint.ref_summary(s.id, x)]
 			l := data.effectlint.differences_label_of(sample)
 			cf := [[s.id, x] | some s in input.scopes; some x in sample; input.tasks[x]; data.effectlint.first_confirmation(s.id, x) != data.effectlint.ref_first_confirmation(s.id, x)]
-			n := count([1 | some s in input.scopes; some l in s.facts; l.type == "status"; l.task in sample])`)).PrepareForEval(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
+			n := count([1 | some s in input.scopes; some l in s.facts; l.type == "status"; l.task in sample])`)
 		r := rand.New(rand.NewPCG(uint64(c.tasks), 7))
 		draw := func(label string, lo, hi int) int {
 			switch label {

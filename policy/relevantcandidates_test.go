@@ -11,7 +11,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/effectlint/effectlint/analyzer"
-	"github.com/effectlint/effectlint/policy/builtin"
 )
 
 // relevantReference is what relevant_candidates replaced: every unkeyed
@@ -28,22 +27,11 @@ relevant_differs := relevant_unkeyed != ref_relevant
 // from the reference, how many candidates there are and how many the
 // reference finds relevant.
 func relevantQuery(t tb) rego.PreparedEvalQuery {
-	e, err := CompileCached(context.Background(), Config{Builtin: []Module{
-		{Name: builtin.RulesName, Source: builtin.Rules},
-		{Name: "reference.rego", Source: relevantReference},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pq, err := rego.New(rego.Compiler(e.compiler), rego.Store(e.store), rego.Query(`
+	return referenceQuery(t, relevantReference, `
 		d := data.effectlint.relevant_differs
 		got := data.effectlint.relevant_unkeyed
 		want := data.effectlint.ref_relevant
-		all := count(data.effectlint.unkeyed_candidates)`)).PrepareForEval(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pq
+		all := count(data.effectlint.unkeyed_candidates)`)
 }
 
 // relevantTally counts what a comparison reached: questions whose
