@@ -5,28 +5,29 @@ package main
 import (
 	"fmt"
 	"os"
-	"runtime/debug"
 	"runtime/pprof"
 
 	"github.com/effectlint/effectlint/cmd"
+	"github.com/effectlint/effectlint/internal/memlimit"
 )
 
 func main() {
 	os.Exit(run())
 }
 
-// memoryLimit is the soft limit of the Go heap unless GOMEMLIMIT says
-// otherwise. A history's facts are a few hundred bytes each and the rest is
-// garbage of reading; by default Go lets the heap grow to twice what is
-// live, which for a month of logs is twice several hundred megabytes. With
-// this limit the collector runs more often instead once the heap nears it
-// (and never uses more than half the CPU for it: past the limit the heap
-// grows, the run slows, nothing fails).
+// memoryLimit is the base of the Go heap's soft limit unless GOMEMLIMIT
+// says otherwise. A history's facts are a few hundred bytes each and the
+// rest is garbage of reading; by default Go lets the heap grow to twice
+// what is live, which for a month of logs is twice several hundred
+// megabytes. With this limit the collector runs more often instead once
+// the heap nears it. Once what is live outgrows it, the limit follows at
+// 1.25× the live heap (internal/memlimit): a fixed limit below the live heap
+// would keep the collector running back to back for the rest of the run.
 const memoryLimit = 384 << 20
 
 func run() int {
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(memoryLimit)
+		memlimit.Start(memoryLimit)
 	}
 	// EFFECTLINT_CPUPROFILE and EFFECTLINT_MEMPROFILE write pprof profiles
 	// of the whole run (README "Performance").
