@@ -74,6 +74,9 @@ func init() {
 // sterm converts a string as encoding/json would write it: invalid UTF-8
 // bytes become U+FFFD (each one).
 func sterm(s string) *ast.Term {
+	if s == "" {
+		return ast.InternedEmptyString // as null and emptyArray
+	}
 	if utf8.ValidString(s) {
 		return ast.StringTerm(s)
 	}
@@ -91,21 +94,24 @@ func item(name string, v *ast.Term) [2]*ast.Term { return [2]*ast.Term{k(name), 
 
 func obj(items ...[2]*ast.Term) *ast.Term { return ast.NewTerm(ast.NewObject(items...)) }
 
-func strs(ss []string) *ast.Term {
-	if ss == nil {
-		return ast.NullTerm()
-	}
-	ts := make([]*ast.Term, len(ss))
-	for i, s := range ss {
-		ts[i] = sterm(s)
-	}
-	return ast.ArrayTerm(ts...)
-}
+// null and emptyArray are OPA's own interned terms: a month of history
+// has hundreds of thousands of empty lists and absent values in its task
+// table alone, each a term of its own before (issue 15). Input terms are
+// never changed, by OPA (its built-in functions return these same terms)
+// or here, so one term serves them all.
+func null() *ast.Term { return ast.InternedNullTerm }
+
+func emptyArray() *ast.Term { return ast.InternedEmptyArray }
+
+func strs(ss []string) *ast.Term { return interner(nil).strs(ss) }
 
 // list converts a slice (nil: null, as encoding/json writes it).
 func list[T any](xs []T, conv func(*T) *ast.Term) *ast.Term {
 	if xs == nil {
-		return ast.NullTerm()
+		return null()
+	}
+	if len(xs) == 0 {
+		return emptyArray()
 	}
 	ts := make([]*ast.Term, len(xs))
 	for i := range xs {
@@ -114,8 +120,28 @@ func list[T any](xs []T, conv func(*T) *ast.Term) *ast.Term {
 	return ast.ArrayTerm(ts...)
 }
 
-func pointer(p *analyzer.Pointer) *ast.Term {
-	return obj(item("file", sterm(p.File)), item("line", num(p.Line)))
+// interner gives equal strings one term, in a document where they repeat:
+// a task table of 20,000 tasks held 6 KB a task as OPA values, its files,
+// ids, keys and statuses each a term of their own (issue 15). A nil
+// interner makes a term of each string.
+type interner map[string]*ast.Term
+
+func (m interner) str(s string) *ast.Term {
+	if m == nil {
+		return sterm(s)
+	}
+	t, ok := m[s]
+	if !ok {
+		t = sterm(s)
+		m[s] = t
+	}
+	return t
+}
+
+func pointer(p *analyzer.Pointer) *ast.Term { return interner(nil).pointer(p) }
+
+func (m interner) pointer(p *analyzer.Pointer) *ast.Term {
+	return obj(item("file", m.str(p.File)), item("line", num(p.Line)))
 }
 
 func problem(p *transcripts.Problem) *ast.Term {
@@ -135,37 +161,58 @@ func input(in *transcripts.Input) *ast.Term {
 	return obj(items...)
 }
 
-func destination(d *analyzer.Destination) *ast.Term {
+func destination(d *analyzer.Destination) *ast.Term { return interner(nil).destination(d) }
+
+func (m interner) destination(d *analyzer.Destination) *ast.Term {
 	var items [][2]*ast.Term
 	if d.Provider != "" {
-		items = append(items, item("provider", sterm(d.Provider)))
+		items = append(items, item("provider", m.str(d.Provider)))
 	}
 	if d.ID != "" {
-		items = append(items, item("id", sterm(d.ID)))
+		items = append(items, item("id", m.str(d.ID)))
 	}
 	if d.Title != "" {
-		items = append(items, item("title", sterm(d.Title)))
+		items = append(items, item("title", m.str(d.Title)))
 	}
 	return obj(items...)
 }
 
-func intent(in *analyzer.Intent) *ast.Term {
-	items := []([2]*ast.Term){item("id", sterm(in.ID)), item("task", sterm(in.Task)), item("key", sterm(in.Key))}
+func intent(in *analyzer.Intent) *ast.Term { return interner(nil).intent(in) }
+
+// intent: the strings that are one key's or one task's for all its intents
+// and facts go through m; those of one intent alone (its scope id, content
+// and name) are terms of their own.
+func (m interner) intent(in *analyzer.Intent) *ast.Term {
+	items := []([2]*ast.Term){item("id", m.str(in.ID)), item("task", m.str(in.Task)), item("key", m.str(in.Key))}
 	if in.KeyError != "" {
 		items = append(items, item("key_error", sterm(in.KeyError)))
 	}
-	items = append(items, item("scope", sterm(in.Scope)), item("scope_id", sterm(in.ScopeID)),
-		item("authorization", sterm(in.Authorization)), item("destination", destination(&in.Destination)),
+	items = append(items, item("scope", m.str(in.Scope)), item("scope_id", sterm(in.ScopeID)),
+		item("authorization", m.str(in.Authorization)), item("destination", m.destination(&in.Destination)),
 		item("weak_destination", boolean(in.WeakDestination)), item("content_sha256", sterm(in.ContentSHA256)))
 	if in.ContentName != "" {
 		items = append(items, item("content_name", sterm(in.ContentName)))
 	}
-	return obj(append(items, item("seq", num(in.Seq)), item("at", pointer(&in.At)))...)
+	return obj(append(items, item("seq", num(in.Seq)), item("at", m.pointer(&in.At)))...)
 }
 
-func interruption(i *analyzer.Interruption) *ast.Term {
-	return obj(item("seq", num(i.Seq)), item("ts", sterm(i.TS)), item("reason", sterm(i.Reason)),
-		item("segment", num(i.Segment)), item("at", pointer(&i.At)))
+func (m interner) interruption(i *analyzer.Interruption) *ast.Term {
+	return obj(item("seq", num(i.Seq)), item("ts", sterm(i.TS)), item("reason", m.str(i.Reason)),
+		item("segment", num(i.Segment)), item("at", m.pointer(&i.At)))
+}
+
+func (m interner) strs(ss []string) *ast.Term {
+	if ss == nil {
+		return null()
+	}
+	if len(ss) == 0 {
+		return emptyArray()
+	}
+	ts := make([]*ast.Term, len(ss))
+	for i, s := range ss {
+		ts[i] = m.str(s)
+	}
+	return ast.ArrayTerm(ts...)
 }
 
 // lineages converts the tasks' lineages, sharing what
@@ -176,13 +223,16 @@ func interruption(i *analyzer.Interruption) *ast.Term {
 // becomes one term array, and each lineage a slice of it (ast.Array.Slice
 // shares the elements). Converting each lineage on its own took a check
 // of a chain 4,000 deep 2.8 s and most of 745 MB (issue 15).
+//
+// The task table's strings go through one interner, the lineages' ids
+// included.
 type lineages struct {
 	full map[*string]*ast.Array // by the address of the last element
+	strs interner
 }
 
 func newLineages(tasks map[string]*analyzer.Task) *lineages {
-	x := &lineages{full: map[*string]*ast.Array{}}
-	ids := map[string]*ast.Term{} // one term per task id
+	x := &lineages{full: map[*string]*ast.Array{}, strs: interner{}}
 	longest := map[*string][]string{}
 	for _, t := range tasks {
 		if t == nil || len(t.Lineage) == 0 {
@@ -195,12 +245,7 @@ func newLineages(tasks map[string]*analyzer.Task) *lineages {
 	for end, l := range longest {
 		ts := make([]*ast.Term, len(l))
 		for i, id := range l {
-			t, ok := ids[id]
-			if !ok {
-				t = sterm(id)
-				ids[id] = t
-			}
-			ts[i] = t
+			ts[i] = x.strs.str(id)
 		}
 		x.full[end] = ast.NewArray(ts...)
 	}
@@ -209,10 +254,10 @@ func newLineages(tasks map[string]*analyzer.Task) *lineages {
 
 func (x *lineages) term(l []string) *ast.Term {
 	if l == nil {
-		return ast.NullTerm()
+		return null()
 	}
 	if len(l) == 0 {
-		return ast.ArrayTerm()
+		return emptyArray()
 	}
 	full := x.full[&l[len(l)-1]]
 	if full.Len() == len(l) {
@@ -223,21 +268,22 @@ func (x *lineages) term(l []string) *ast.Term {
 
 func (x *lineages) task(t *analyzer.Task) *ast.Term {
 	if t == nil {
-		return ast.NullTerm()
+		return null()
 	}
-	inherited := ast.NullTerm()
+	m := x.strs
+	inherited := null()
 	if t.InheritedIntent != nil {
-		inherited = intent(t.InheritedIntent)
+		inherited = m.intent(t.InheritedIntent)
 	}
-	return obj(item("id", sterm(t.ID)), item("relation", sterm(t.Relation)), item("parent", sterm(t.Parent)),
-		item("resumes", sterm(t.Resumes)), item("history", boolean(t.History)), item("source", sterm(t.Source)),
+	return obj(item("id", m.str(t.ID)), item("relation", m.str(t.Relation)), item("parent", m.str(t.Parent)),
+		item("resumes", m.str(t.Resumes)), item("history", boolean(t.History)), item("source", m.str(t.Source)),
 		item("gated", boolean(t.Gated)), item("start_rank", num(t.StartRank)), item("start_ts", sterm(t.StartTS)),
-		item("ended", boolean(t.Ended)), item("status", sterm(t.Status)), item("superseded_by", sterm(t.SupersededBy)),
-		item("complete", boolean(t.Complete)), item("incomplete_because", strs(t.IncompleteBecause)),
-		item("problems", list(t.Problems, pointer)), item("segment", num(t.Segment)),
-		item("interruptions", list(t.Interruptions, interruption)), item("intents", list(t.Intents, intent)),
-		item("inherited_intent", inherited), item("keys", strs(t.Keys)), item("key_unknown", boolean(t.KeyUnknown)),
-		item("start", pointer(&t.Start)), item("referenced_at", list(t.ReferencedAt, pointer)),
+		item("ended", boolean(t.Ended)), item("status", m.str(t.Status)), item("superseded_by", m.str(t.SupersededBy)),
+		item("complete", boolean(t.Complete)), item("incomplete_because", m.strs(t.IncompleteBecause)),
+		item("problems", list(t.Problems, m.pointer)), item("segment", num(t.Segment)),
+		item("interruptions", list(t.Interruptions, m.interruption)), item("intents", list(t.Intents, m.intent)),
+		item("inherited_intent", inherited), item("keys", m.strs(t.Keys)), item("key_unknown", boolean(t.KeyUnknown)),
+		item("start", m.pointer(&t.Start)), item("referenced_at", list(t.ReferencedAt, m.pointer)),
 		item("lineage", x.term(t.Lineage)))
 }
 
@@ -299,7 +345,7 @@ func (c factConv) fact(f *analyzer.Fact) *ast.Term {
 
 func (c factConv) scope(s *analyzer.Scope) *ast.Term {
 	if s == nil {
-		return ast.NullTerm()
+		return null()
 	}
 	return obj(item("id", sterm(s.ID)), item("key", sterm(s.Key)), item("scope", sterm(s.Scope)),
 		item("destination", destination(&s.Destination)), item("content_sha256", sterm(s.ContentSHA256)),
@@ -360,7 +406,7 @@ func (p part) sharedItems() [][2]*ast.Term {
 	for id, t := range tasks {
 		taskItems = append(taskItems, [2]*ast.Term{sterm(id), x.task(t)})
 	}
-	empty := ast.ArrayTerm
+	empty := emptyArray
 	inputs, skipped, unkeyed, unattributed := empty(), empty(), empty(), empty()
 	titles := obj()
 	if p.global {
@@ -372,7 +418,7 @@ func (p part) sharedItems() [][2]*ast.Term {
 		unkeyed = factConv{fields: p.fields, types: p.unkeyedTypes}.scopeFacts(f.Unkeyed)
 		unattributed = list(f.UnattributedProblems, pointer)
 		if f.Titles == nil {
-			titles = ast.NullTerm()
+			titles = null()
 		} else {
 			items := make([][2]*ast.Term, 0, len(f.Titles))
 			for t, uses := range f.Titles {
@@ -383,7 +429,7 @@ func (p part) sharedItems() [][2]*ast.Term {
 	}
 	var tasksTerm *ast.Term
 	if tasks == nil {
-		tasksTerm = ast.NullTerm()
+		tasksTerm = null()
 	} else {
 		tasksTerm = obj(taskItems...)
 	}

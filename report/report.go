@@ -149,7 +149,7 @@ func build(f *analyzer.Facts, a *policy.Analysis, rules []policy.RuleInfo, failO
 	if len(a.Scopes) != len(f.Scopes) {
 		return nil, fmt.Errorf("report: policy judged %d key scopes, the facts hold %d", len(a.Scopes), len(f.Scopes))
 	}
-	r := &Report{Version: Version, Tool: CurrentTool(), Inputs: f.Inputs, Skipped: f.Skipped, Keys: []KeyScope{},
+	r := &Report{Version: Version, Tool: CurrentTool(), Inputs: f.Inputs, Skipped: f.Skipped, Keys: make([]KeyScope, 0, len(f.Scopes)),
 		Findings: a.Findings, Rules: rules}
 	if r.Findings == nil {
 		r.Findings = []policy.Finding{}
@@ -166,8 +166,10 @@ func build(f *analyzer.Facts, a *policy.Analysis, rules []policy.RuleInfo, failO
 		if v.ID != sc.ID || len(v.Classes) != len(sc.Facts) {
 			return nil, fmt.Errorf("report: policy verdict %d does not match key scope %s", i, sc.ID)
 		}
+		// Evidence of its exact length: appended one by one, a million
+		// facts' evidence held a quarter more in spare capacity.
 		k := KeyScope{Key: sc.Key, Scope: sc.Scope, State: v.State, Destination: sc.Destination,
-			ContentSHA256: sc.ContentSHA256, Tasks: []TaskSummary{}, Evidence: []Evidence{}}
+			ContentSHA256: sc.ContentSHA256, Tasks: make([]TaskSummary, 0, len(sc.Tasks)), Evidence: make([]Evidence, 0, len(sc.Facts))}
 		for _, id := range sc.Tasks {
 			t := f.Tasks[id]
 			k.Tasks = append(k.Tasks, TaskSummary{ID: t.ID, Relation: t.Relation, Parent: t.Parent, Resumes: t.Resumes,
