@@ -49,7 +49,8 @@ func newCheck(env Env) *cobra.Command {
 			// collector's default it would collect at every doubling of a
 			// small heap while reading. 4× the live heap between collections
 			// costs a few MB and 10-20 % of the time; the soft memory limit
-			// (main.go) still bounds a large history. GOGC overrides it.
+			// (main.go) still bounds a large history (past about 300 MB live,
+			// at 1.25× the live heap: internal/memlimit). GOGC overrides it.
 			if os.Getenv("GOGC") == "" {
 				defer debug.SetGCPercent(debug.SetGCPercent(400))
 			}
