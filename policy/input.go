@@ -121,9 +121,9 @@ func list[T any](xs []T, conv func(*T) *ast.Term) *ast.Term {
 }
 
 // interner gives equal strings one term, in a document where they repeat:
-// a task table of 20,000 tasks held 6 KB a task as OPA values, its files,
-// ids, keys and statuses each a term of their own (issue 15). A nil
-// interner makes a term of each string.
+// a task table held about 6 KB a task as OPA values (110–130 MB for the 20,000
+// tasks of a million events), its files, ids, keys and statuses each a
+// term of their own (issue 15). A nil interner makes a term of each string.
 type interner map[string]*ast.Term
 
 func (m interner) str(s string) *ast.Term {
