@@ -14,9 +14,16 @@ import (
 )
 
 // relevantReference is what relevant_candidates replaced: every unkeyed
-// candidate tested for every question. It is compiled beside the
-// built-in rules (package effectlint), so that both read the same helpers.
+// candidate tested for every question (unkeyed_relevant, the rules' own
+// test until the index). It is compiled beside the built-in rules
+// (package effectlint), so that both read the same helpers.
 const relevantReference = `package effectlint
+
+unkeyed_relevant(_) if q.key == ""
+
+unkeyed_relevant(f) if not known_destination(unkeyed_destination(f))
+
+unkeyed_relevant(f) if may_be_same_as_asked(f.unkeyed_destination)
 
 ref_relevant := [f | some f in unkeyed_candidates; unkeyed_relevant(f)]
 

@@ -988,12 +988,6 @@ unkeyed_last_resolution := {k: max(seqs) |
 	seqs := [g.seq | some g in input.unkeyed; g.task == t; g.segment == s; crossing_or_retreat(g); not g.ambiguous; fact_intent(g) == i; fact_intent_task(g) == d]
 }
 
-unkeyed_relevant(_) if q.key == ""
-
-unkeyed_relevant(f) if not known_destination(unkeyed_destination(f))
-
-unkeyed_relevant(f) if may_be_same_as_asked(f.unkeyed_destination)
-
 # The destination an unkeyed crossing's intent names ({} when none).
 unkeyed_destination(f) := f.unkeyed_destination if f.unkeyed_destination
 
@@ -1533,14 +1527,17 @@ incomplete_tasks := [t | some t in input.tasks; not t.complete]
 
 unkeyed_candidates := [f | some f in input.unkeyed; unkeyed_may_have_crossed(f)]
 
-# The positions in unkeyed_candidates of those unkeyed_relevant holds for,
-# looked up by the question's destination in indexes of the candidates'
-# destinations (built once per history, like the candidates), instead of
-# testing every candidate for every question: 400 intents over 50,000
-# events of delegated workers took 4 s, all of it in that test (issue
-# 15). Each body is one way unkeyed_relevant, may_be_same_as_asked or
-# may_be_same can hold; TestRelevantCandidates holds this to the test of
-# every candidate.
+# The positions in unkeyed_candidates of those relevant to the question:
+# any, when it has no key; those whose intent names no known destination;
+# those whose destination may be the same as the one asked
+# (may_be_same_as_asked). They are looked up by the question's
+# destination in indexes of the candidates' destinations (built once per
+# history, like the candidates), instead of testing every candidate for
+# every question: 400 intents over 50,000 events of delegated workers took
+# 4 s, all of it in that test (issue 15). Each body is one way
+# may_be_same_as_asked or may_be_same can hold; TestRelevantCandidates
+# holds this to that test of every candidate (unkeyed_relevant, kept in
+# policy/relevantcandidates_test.go).
 relevant_candidates contains i if {
 	q.key == ""
 	some i, _ in unkeyed_candidates
