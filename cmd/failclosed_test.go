@@ -289,6 +289,12 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		{"resumer-at-tie-of-keyless-intents", "a resumer started at the instant of a second keyless intent took over one of two", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"named-evidence-late-predecessor-intent", "evidence naming q is the q in force, not one its predecessor declared after it started", []string{"--task", "t9", "--checkpoint", "send", "--destination", "slack/C1", "--sha256", h}},
 		{"keyless-url-spelled-otherwise", "a keyless intent's URL is weighed in its canonical form", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://example.com/hook", "--sha256", h}},
+		// A thirty-third review: one URL under the providers https and
+		// http was two destinations, apart for every check; so were its
+		// two schemes.
+		{"url-provider-https-keyless", "a keyless crossing to https/URL may be the check's http/URL", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://example.com/hook", "--sha256", h}},
+		{"url-provider-https-keyed", "a keyed crossing to https/URL consumed the same content's http/URL", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://example.com/hook", "--sha256", h}},
+		{"url-scheme-http-keyed", "a crossing to http://URL may have reached https://URL", []string{"--task", "t9", "--checkpoint", "send", "--destination", "https/https://example.com/hook", "--sha256", h}},
 		// A twentieth review: where intents share an instant, each may be
 		// the one in force. A predecessor declared the named id at the
 		// instant its resumer started (the first stopped before

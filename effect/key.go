@@ -37,8 +37,22 @@ func (d Destination) Weak() bool {
 // trimmed: two strong destinations may be the same (SPEC §2) when theirs
 // are equal. It is rules.rego's folded_identity (OPA's lower and
 // trim_space are strings.ToLower and strings.TrimSpace).
+//
+// The providers "http" and "https" name one kind of destination, a URL,
+// and a URL's scheme is not part of what it folds to: a crossing recorded
+// to https/https://h/hook must stop a check of http/https://h/hook (an
+// adversarial review found the check allowed), and a server that
+// redirects http://h/hook to https://h/hook receives one request under
+// either. Keys stay exact; only "may be the same" widens.
 func (d Destination) FoldedIdentity() string {
-	return strings.ToLower(strings.TrimSpace(d.Provider) + "/" + strings.TrimSpace(d.ID))
+	p, id := strings.ToLower(strings.TrimSpace(d.Provider)), strings.ToLower(strings.TrimSpace(d.ID))
+	if p == "http" || p == "https" {
+		p = "http"
+		if rest, ok := strings.CutPrefix(id, "https://"); ok {
+			id = "http://" + rest
+		}
+	}
+	return p + "/" + id
 }
 
 // CanonicalTitle folds case and runs of white space, so "#Ops  Alerts" and
@@ -196,15 +210,15 @@ func HashFile(path string) (string, error) {
 }
 
 // MayBeSame reports whether two destinations may be the same (SPEC §2):
-// their provider identities differ at most in letter case, or one is known
+// their folded provider identities are equal (FoldedIdentity: letter
+// case, and an http(s) URL's provider and scheme), or one is known
 // by its title alone and the other carries that title. The gate treats
 // "may be the same" as the same; keys stay exact. (rules.rego's
 // may_be_same is the same relation, for the gate's own decisions.)
 func MayBeSame(a, b Destination) bool {
-	fold := func(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 	switch {
 	case !a.Weak() && !b.Weak():
-		return fold(a.Provider) == fold(b.Provider) && fold(a.ID) == fold(b.ID)
+		return a.FoldedIdentity() == b.FoldedIdentity()
 	case a.Weak() && CanonicalTitle(a.Title) != "":
 		return CanonicalTitle(a.Title) == CanonicalTitle(b.Title)
 	case b.Weak() && CanonicalTitle(b.Title) != "":

@@ -77,3 +77,41 @@ func TestNewKey_HTTPDestinationsInCanonicalForm(t *testing.T) {
 		t.Errorf("another provider's id changed: %s", k)
 	}
 }
+
+// Two strong destinations may be the same when their identities differ at
+// most in letter case (SPEC §2); a URL's provider (http or https) and its
+// scheme are spellings of that kind too (an adversarial review: a crossing
+// to https/https://example.com/hook did not stop a check of
+// http/https://example.com/hook). Keys stay exact.
+func TestMayBeSame_URLsAcrossProvidersAndSchemes(t *testing.T) {
+	hook := func(p, id string) Destination { return Destination{Provider: p, ID: id} }
+	same := [][2]Destination{
+		{hook("https", "https://example.com/hook"), hook("http", "https://example.com/hook")},
+		{hook("HTTPS", "https://example.com/hook"), hook(" http ", "HTTPS://EXAMPLE.com/hook")},
+		{hook("http", "http://example.com/hook"), hook("http", "https://example.com/hook")},
+		{hook("https", "http://example.com/hook"), hook("http", "https://example.com/hook")},
+		{hook("slack", "C1"), hook("Slack", "c1")},
+	}
+	for _, c := range same {
+		if !MayBeSame(c[0], c[1]) || !MayBeSame(c[1], c[0]) {
+			t.Errorf("%+v and %+v: not the same, want may be", c[0], c[1])
+		}
+	}
+	apart := [][2]Destination{
+		{hook("http", "https://example.com/hook"), hook("http", "https://example.com/other")},
+		{hook("http", "https://example.com/hook"), hook("api", "https://example.com/hook")},
+		{hook("httpx", "https://example.com/hook"), hook("http", "https://example.com/hook")},
+		{hook("http", "ftp://example.com/hook"), hook("http", "https://example.com/hook")},
+		{hook("slack", "http://x"), hook("slack", "https://x")}, // another provider's ids are not URLs to fold
+	}
+	for _, c := range apart {
+		if MayBeSame(c[0], c[1]) || MayBeSame(c[1], c[0]) {
+			t.Errorf("%+v and %+v: may be the same, want apart", c[0], c[1])
+		}
+	}
+	a, _ := NewKey(hook("https", "https://example.com/hook"), hello)
+	b, _ := NewKey(hook("http", "https://example.com/hook"), hello)
+	if a.String() == b.String() {
+		t.Errorf("keys of two providers are one: %s", a)
+	}
+}

@@ -159,6 +159,11 @@ func TestFoldedIdentity_IsTheIndexs(t *testing.T) {
 		c := string(r)
 		ds = append(ds, analyzer.Destination{Provider: "Sl" + c + "ack", ID: c + "C1"}, analyzer.Destination{Provider: c, ID: "İd" + c})
 	}
+	for _, p := range []string{"http", "HTTPS", " https ", "Http", "httpss", "http s", "ftp"} {
+		for _, id := range []string{"https://h/x", "HTTPS://H/x", "http://h/x", " https://h/x", "https:/h/x", "httpS://İ/x", "https://", "h/x", "xhttps://h"} {
+			ds = append(ds, analyzer.Destination{Provider: p, ID: id})
+		}
+	}
 	in := make([]any, len(ds))
 	for i, d := range ds {
 		in[i] = map[string]any{"provider": d.Provider, "id": d.ID}

@@ -43,6 +43,14 @@ func TestMayBeSame_GoAndRegoAgree(t *testing.T) {
 		{Provider: "slack", ID: "C1"}, {Provider: "Slack", ID: "c1"}, {Provider: "slack", ID: "C2"},
 		{Provider: "mail", ID: "C1"}, {Provider: "slack", ID: "C1", Title: "#Fin"}, {Title: "#fin"},
 		{Title: "  #FIN "}, {Title: "#other"}, {Provider: "slack", ID: "C2", Title: "#fin"}, {Provider: " slack ", ID: "C1 "},
+		// A provider or id holding the separator: the folded identities join them alike.
+		{Provider: "a/b", ID: "c"}, {Provider: "a", ID: "b/c"},
+		// URLs: the providers http and https, and the scheme, fold away.
+		{Provider: "http", ID: "https://h.example/hook"}, {Provider: "HTTPS", ID: "https://h.example/hook"},
+		{Provider: "https", ID: "http://h.example/hook"}, {Provider: " http", ID: "HTTPS://H.example/hook "},
+		{Provider: "http", ID: "https://h.example/other"}, {Provider: "api", ID: "https://h.example/hook"},
+		{Provider: "httpx", ID: "http://h.example/hook"}, {Provider: "https", ID: "h.example/hook"},
+		{Provider: "http", ID: "h.example/hook"}, {Provider: "http", ID: "ftp://h.example/hook"},
 	}
 	q, err := rego.New(builtinRego(t, rego.Query("x := data.effectlint.may_be_same(input.a, input.b)"))...).PrepareForEval(context.Background())
 	if err != nil {

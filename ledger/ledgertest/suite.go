@@ -391,6 +391,17 @@ func Run(t *testing.T, open Opener) {
 		f.settle(t2.String(), o, 5, ledger.Unknown)
 		want(t, "E names the title", claimT("E", p2.String(), "reports"), false, ledger.KeyConsumed, ledger.Free, 0)
 		want(t, "E names none", claimT("E", p2.String(), ""), true, "", ledger.Claimed, 6)
+		// One URL under the providers https and http, or under its two
+		// schemes (an adversarial review: the gate weighed them apart).
+		sha3 := fmt.Sprintf("%064x", 79)
+		hs, _ := effect.NewKey(effect.Destination{Provider: "https", ID: "https://example.com/hook"}, sha3)
+		h, _ := effect.NewKey(effect.Destination{Provider: "http", ID: "https://example.com/hook"}, sha3)
+		plain, _ := effect.NewKey(effect.Destination{Provider: "http", ID: "http://example.com/hook"}, sha3)
+		elsewhere, _ := effect.NewKey(effect.Destination{Provider: "http", ID: "https://example.com/other"}, sha3)
+		want(t, "F claims the https URL", claimT("F", hs.String(), ""), true, "", ledger.Claimed, 7)
+		want(t, "G claims it under http", claimT("G", h.String(), ""), false, ledger.ClaimedByOther, ledger.Free, 0)
+		want(t, "G claims its http:// twin", claimT("G", plain.String(), ""), false, ledger.ClaimedByOther, ledger.Free, 0)
+		want(t, "G claims another path", claimT("G", elsewhere.String(), ""), true, "", ledger.Claimed, 8)
 	})
 	t.Run("AgreesWithTheModel", func(t *testing.T) { Differential(t, open) })
 }

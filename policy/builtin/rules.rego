@@ -808,8 +808,9 @@ first_listing := {id: min(is) |
 }
 
 # Destinations as SPEC §2 compares them: two may be the same when their
-# identities differ at most in letter case, or when one is known by title
-# alone and the other carries that title.
+# identities differ at most in letter case (or, for URLs, in the provider
+# http or https and the scheme: folded_identity), or when one is known by
+# title alone and the other carries that title.
 may_be_same(a, b) if {
 	strong_destination(a)
 	strong_destination(b)
@@ -837,7 +838,17 @@ known_destination(d) if strong_destination(d)
 
 known_destination(d) if folded_title(d) != ""
 
-folded_identity(d) := lower(sprintf("%s/%s", [trim_space(d.provider), trim_space(d.id)]))
+# A provider identity folded to what "may be the same" compares: letter
+# case, and for a URL (providers http and https, one kind of destination)
+# its provider and scheme. effect.Destination.FoldedIdentity is the same
+# function (TestFoldedIdentity_IsTheIndexs).
+folded_identity(d) := concat("/", ["http", folded_url(lower(trim_space(d.id)))]) if {
+	lower(trim_space(d.provider)) in {"http", "https"}
+} else := lower(sprintf("%s/%s", [trim_space(d.provider), trim_space(d.id)]))
+
+folded_url(u) := concat("", ["http://", trim_prefix(u, "https://")]) if startswith(u, "https://")
+
+else := u
 
 folded_title(d) := lower(concat(" ", [w | some w in regex.split(white_space_runs, trim_space(d.title)); w != ""])) if d.title
 
