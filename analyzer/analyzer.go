@@ -1088,7 +1088,7 @@ func (b *Builder) authorization(e *transcripts.Event, seq int) Authorization {
 		a.Key = k.String()
 		if dm, ok := e.Fields["destination"].(map[string]any); ok && !k.Destination.Weak() {
 			t, _ := dm["title"].(string)
-			a.title = effect.CanonicalTitle(t)
+			a.title = effect.FoldedTitle(t)
 		}
 	}
 	return a
@@ -1779,7 +1779,7 @@ func (f *Facts) collectTitles() {
 			if in.Destination.Title == "" || in.Destination.Weak() {
 				continue
 			}
-			use(effect.CanonicalTitle(in.Destination.Title), in.Destination.Identity(), in.At)
+			use(effect.FoldedTitle(in.Destination.Title), in.Destination.Identity(), in.At)
 		}
 	}
 	for _, a := range f.Authorizations {

@@ -160,7 +160,7 @@ func (f *Facts) scoped(q *Query, k Key, authorization string) {
 // both, were both allowed at send).
 func (f *Facts) titlesOf(d Destination) []string {
 	set := map[string]bool{}
-	if t := effect.CanonicalTitle(d.Title); t != "" {
+	if t := effect.FoldedTitle(d.Title); t != "" {
 		set[t] = true
 	}
 	if !d.Weak() {
@@ -192,7 +192,7 @@ func (f *Facts) identitiesOf(d Destination) []string {
 	if !d.Weak() {
 		return out
 	}
-	title := effect.CanonicalTitle(d.Title)
+	title := effect.FoldedTitle(d.Title)
 	for identity, titles := range f.identityTitles() {
 		if slices.Contains(titles, title) {
 			out = append(out, identity)
@@ -215,7 +215,7 @@ func (f *Facts) identityTitles() map[string][]string {
 			for _, in := range t.Intents {
 				if in.Destination.Title != "" && !in.Destination.Weak() {
 					k := in.Destination.FoldedIdentity()
-					f.titlesByIdentity[k] = append(f.titlesByIdentity[k], effect.CanonicalTitle(in.Destination.Title))
+					f.titlesByIdentity[k] = append(f.titlesByIdentity[k], effect.FoldedTitle(in.Destination.Title))
 				}
 			}
 		}

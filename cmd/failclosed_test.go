@@ -295,6 +295,10 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		{"url-provider-https-keyless", "a keyless crossing to https/URL may be the check's http/URL", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://example.com/hook", "--sha256", h}},
 		{"url-provider-https-keyed", "a keyed crossing to https/URL consumed the same content's http/URL", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://example.com/hook", "--sha256", h}},
 		{"url-scheme-http-keyed", "a crossing to http://URL may have reached https://URL", []string{"--task", "t9", "--checkpoint", "send", "--destination", "https/https://example.com/hook", "--sha256", h}},
+		// The same review: titles that differ by a simple case fold only.
+		{"title-long-s", "a keyless send to \"#ſales\" may have gone to \"#Sales\"", []string{"--task", "t9", "--checkpoint", "send", "--title", "#Sales", "--sha256", h}},
+		{"title-final-sigma-keyed", "a send to chat/ΟΔΟΣ consumed chat/οδος", []string{"--task", "t9", "--checkpoint", "send", "--destination", "chat/οδος", "--sha256", h}},
+		{"title-final-sigma-keyed", "and the channel titled οδος", []string{"--task", "t9", "--checkpoint", "send", "--title", "οδος", "--sha256", h}},
 		// A twentieth review: where intents share an instant, each may be
 		// the one in force. A predecessor declared the named id at the
 		// instant its resumer started (the first stopped before

@@ -33,10 +33,11 @@ func (d Destination) Weak() bool {
 	return strings.TrimSpace(d.Provider) == "" || strings.TrimSpace(d.ID) == ""
 }
 
-// FoldedIdentity is the provider identity in lower case, provider and id
-// trimmed: two strong destinations may be the same (SPEC §2) when theirs
-// are equal. It is rules.rego's folded_identity (OPA's lower and
-// trim_space are strings.ToLower and strings.TrimSpace).
+// FoldedIdentity is the provider identity with its letter case folded
+// (FoldCase), provider and id trimmed: two strong destinations may be the
+// same (SPEC §2) when theirs are equal. It is rules.rego's
+// folded_identity (OPA's lower, upper and trim_space are strings.ToLower,
+// strings.ToUpper and strings.TrimSpace).
 //
 // The providers "http" and "https" name one kind of destination, a URL,
 // and a URL's scheme is not part of what it folds to: a crossing recorded
@@ -45,7 +46,7 @@ func (d Destination) Weak() bool {
 // redirects http://h/hook to https://h/hook receives one request under
 // either. Keys stay exact; only "may be the same" widens.
 func (d Destination) FoldedIdentity() string {
-	p, id := strings.ToLower(strings.TrimSpace(d.Provider)), strings.ToLower(strings.TrimSpace(d.ID))
+	p, id := FoldCase(strings.TrimSpace(d.Provider)), FoldCase(strings.TrimSpace(d.ID))
 	if p == "http" || p == "https" {
 		p = "http"
 		if rest, ok := strings.CutPrefix(id, "https://"); ok {
@@ -55,10 +56,30 @@ func (d Destination) FoldedIdentity() string {
 	return p + "/" + id
 }
 
+// FoldCase folds letter case for "may be the same": two strings differ
+// only in letter case when their folds are equal. It is lower(upper(s)),
+// rune by rune, which Rego can say too: it equates every pair Unicode's
+// simple case folding does (the long s and s, the final sigma and sigma,
+// the Kelvin sign and k), which lower alone does not (a review: a send
+// to "#ſales" was not weighed for a check of "#Sales"), and every pair
+// lower does (TestFoldCase_SimpleFoldingAndLower checks each rune).
+func FoldCase(s string) string {
+	return strings.ToLower(strings.ToUpper(s))
+}
+
 // CanonicalTitle folds case and runs of white space, so "#Ops  Alerts" and
-// "#ops alerts" name the same (weak) destination.
+// "#ops alerts" name the same (weak) destination: the title a key gives.
+// Keys keep lower case (KeyVersion v1); FoldedTitle is what
+// "may be the same" compares.
 func CanonicalTitle(t string) string {
 	return strings.ToLower(strings.Join(strings.Fields(t), " "))
+}
+
+// FoldedTitle is a title as "may be the same" compares it: its words
+// joined by one space, its letter case folded (FoldCase). It is
+// rules.rego's folded_title.
+func FoldedTitle(t string) string {
+	return FoldCase(strings.Join(strings.Fields(t), " "))
 }
 
 // Identity is the destination part of a key: dest=PROVIDER/ID, or
@@ -219,10 +240,10 @@ func MayBeSame(a, b Destination) bool {
 	switch {
 	case !a.Weak() && !b.Weak():
 		return a.FoldedIdentity() == b.FoldedIdentity()
-	case a.Weak() && CanonicalTitle(a.Title) != "":
-		return CanonicalTitle(a.Title) == CanonicalTitle(b.Title)
-	case b.Weak() && CanonicalTitle(b.Title) != "":
-		return CanonicalTitle(a.Title) == CanonicalTitle(b.Title)
+	case a.Weak() && FoldedTitle(a.Title) != "":
+		return FoldedTitle(a.Title) == FoldedTitle(b.Title)
+	case b.Weak() && FoldedTitle(b.Title) != "":
+		return FoldedTitle(a.Title) == FoldedTitle(b.Title)
 	}
 	return false
 }

@@ -3,6 +3,8 @@ package effect
 import (
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 const hello = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824" // sha256("hello")
@@ -113,5 +115,52 @@ func TestMayBeSame_URLsAcrossProvidersAndSchemes(t *testing.T) {
 	b, _ := NewKey(hook("http", "https://example.com/hook"), hello)
 	if a.String() == b.String() {
 		t.Errorf("keys of two providers are one: %s", a)
+	}
+}
+
+// FoldCase is coarser than lower case (two strings equal in lower case
+// fold alike), equates every orbit of Unicode's simple case folding, and
+// folds a fold to itself: checked for every rune.
+func TestFoldCase_SimpleFoldingAndLower(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if !utf8.ValidRune(r) {
+			continue
+		}
+		s := string(r)
+		f := FoldCase(s)
+		if FoldCase(strings.ToLower(s)) != f {
+			t.Errorf("%U: lower case folds to %+q, the rune to %+q", r, FoldCase(strings.ToLower(s)), f)
+		}
+		if FoldCase(f) != f {
+			t.Errorf("%U: a fold folds again: %+q, %+q", r, f, FoldCase(f))
+		}
+		for o := unicode.SimpleFold(r); o != r; o = unicode.SimpleFold(o) {
+			if FoldCase(string(o)) != f {
+				t.Errorf("%U and %U fold apart: %+q, %+q", r, o, f, FoldCase(string(o)))
+			}
+		}
+	}
+}
+
+// The long s and the final sigma may be the same as s and sigma in a
+// title and in a provider identity (a review sent to "#ſales" and was
+// allowed to send to "#Sales").
+func TestMayBeSame_SimpleCaseFolds(t *testing.T) {
+	for _, c := range [][2]Destination{
+		{{Title: "#ſales"}, {Title: "#Sales"}},
+		{{Title: "ΟΔΟΣ"}, {Title: "οδος"}},
+		{{Title: "οδος"}, {Title: "οδoς"}}, // omicron and o stay apart: not a case pair
+		{{Provider: "mail", ID: "ſam@example.com"}, {Provider: "MAIL", ID: "Sam@example.com"}},
+		{{Provider: "slack", ID: "\u212a1"}, {Provider: "slack", ID: "k1"}}, // the Kelvin sign
+	} {
+		want := c[0].Title != "οδος"
+		if MayBeSame(c[0], c[1]) != want || MayBeSame(c[1], c[0]) != want {
+			t.Errorf("%+v and %+v: may be the same %v, want %v", c[0], c[1], MayBeSame(c[0], c[1]), want)
+		}
+	}
+	a, _ := NewKey(Destination{Title: "#ſales"}, hello)
+	b, _ := NewKey(Destination{Title: "#sales"}, hello)
+	if a.String() == b.String() {
+		t.Errorf("keys folded: %s", a)
 	}
 }

@@ -184,7 +184,7 @@ func (d *checkDoc) evaluation(free sharing, scopes string) topdown.VirtualCache 
 //
 // Identities and titles are folded as the rules fold them, by the domain's
 // own functions: strong_destination is !Weak, folded_identity is
-// FoldedIdentity, folded_title is effect.CanonicalTitle
+// FoldedIdentity, folded_title is effect.FoldedTitle
 // (TestFoldedIdentity_IsTheIndexs, TestFoldedTitle_IsTheAnalyzers).
 // TestScopeIndex_KeepsEveryScopeTheRulesMayWeigh asks the rules
 // themselves, over random destinations. Before, every scope of
@@ -212,7 +212,7 @@ func newScopeIndex(scopes []*analyzer.Scope) *scopeIndex {
 			c = &contentScopes{strong: map[string][]int{}, strongTitle: map[string][]int{}, weakTitle: map[string][]int{}}
 			x.byContent[s.ContentSHA256] = c
 		}
-		t := effect.CanonicalTitle(s.Destination.Title)
+		t := effect.FoldedTitle(s.Destination.Title)
 		if !s.Destination.Weak() {
 			id := s.Destination.FoldedIdentity()
 			c.strong[id] = append(c.strong[id], i)
@@ -232,7 +232,7 @@ func newScopeIndex(scopes []*analyzer.Scope) *scopeIndex {
 func (x *scopeIndex) weighable(q *analyzer.Query) []int {
 	at := slices.Clone(x.byID[q.ScopeID])
 	if c := x.byContent[q.ContentSHA256]; c != nil && q.Key != "" {
-		t := effect.CanonicalTitle(q.Destination.Title)
+		t := effect.FoldedTitle(q.Destination.Title)
 		if !q.Destination.Weak() {
 			at = append(at, c.strong[q.Destination.FoldedIdentity()]...)
 		} else if t != "" {
@@ -245,7 +245,7 @@ func (x *scopeIndex) weighable(q *analyzer.Query) []int {
 			at = append(at, c.weakTitle[t]...)
 		}
 		for _, title := range q.Titles {
-			at = append(at, c.weakTitle[effect.CanonicalTitle(title)]...)
+			at = append(at, c.weakTitle[effect.FoldedTitle(title)]...)
 		}
 	}
 	slices.Sort(at)

@@ -122,10 +122,10 @@ func TestFoldedTitle_IsTheAnalyzers(t *testing.T) {
 		t.Fatal(err)
 	}
 	var titles []string
-	for r := rune(0); r < 0x3100; r++ {
+	for _, r := range caseRunes() {
 		titles = append(titles, "A"+string(r)+"B", string(r)+"#x"+string(r), "#  Ab "+string(r)+string(r)+" c")
 	}
-	titles = append(titles, "", " ", "\u3000#X\u3000", "İ", "ǅ", "Σ")
+	titles = append(titles, "", " ", "\u3000#X\u3000", "İ", "ǅ", "Σ", "#ſales", "ς")
 	in := make([]any, len(titles))
 	for i, s := range titles {
 		in[i] = s
@@ -136,7 +136,7 @@ func TestFoldedTitle_IsTheAnalyzers(t *testing.T) {
 	}
 	got := rs[0].Bindings["x"].([]any)
 	for i, s := range titles {
-		if want := effect.CanonicalTitle(s); got[i] != want {
+		if want := effect.FoldedTitle(s); got[i] != want {
 			t.Errorf("folded_title(%+q) = %+q, the analyzer's %+q", s, got[i], want)
 		}
 	}
@@ -155,7 +155,7 @@ func TestFoldedIdentity_IsTheIndexs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ds []analyzer.Destination
-	for r := rune(0); r < 0x3100; r++ {
+	for _, r := range caseRunes() {
 		c := string(r)
 		ds = append(ds, analyzer.Destination{Provider: "Sl" + c + "ack", ID: c + "C1"}, analyzer.Destination{Provider: c, ID: "İd" + c})
 	}
@@ -182,4 +182,18 @@ func TestFoldedIdentity_IsTheIndexs(t *testing.T) {
 			t.Errorf("%+q: the rules fold %+q (strong %v), the index %+q (strong %v)", d, pair[0], pair[1], d.FoldedIdentity(), !d.Weak())
 		}
 	}
+}
+
+// caseRunes are the runes the fold tests try: the first blocks up to
+// CJK, and the later ones that have letter case (Latin, Cyrillic and
+// Greek extensions, full-width forms, Cherokee's small letters, Deseret,
+// Adlam).
+func caseRunes() []rune {
+	var rs []rune
+	for _, b := range [][2]rune{{0, 0x3100}, {0xA640, 0xA800}, {0xAB30, 0xABC0}, {0xFB00, 0xFB10}, {0xFF00, 0xFF60}, {0x10400, 0x10450}, {0x1E900, 0x1E950}} {
+		for r := b[0]; r < b[1]; r++ {
+			rs = append(rs, r)
+		}
+	}
+	return rs
 }

@@ -51,6 +51,9 @@ func TestMayBeSame_GoAndRegoAgree(t *testing.T) {
 		{Provider: "http", ID: "https://h.example/other"}, {Provider: "api", ID: "https://h.example/hook"},
 		{Provider: "httpx", ID: "http://h.example/hook"}, {Provider: "https", ID: "h.example/hook"},
 		{Provider: "http", ID: "h.example/hook"}, {Provider: "http", ID: "ftp://h.example/hook"},
+		// Simple case folds: the long s, the final sigma, the Kelvin sign.
+		{Title: "#ſales"}, {Title: "#Sales"}, {Title: "ΟΔΟΣ"}, {Title: "οδος"},
+		{Provider: "slack", ID: "\u212a1"}, {Provider: "slack", ID: "k1"}, {Provider: "httpſ", ID: "httpſ://h.example/hook"},
 	}
 	q, err := rego.New(builtinRego(t, rego.Query("x := data.effectlint.may_be_same(input.a, input.b)"))...).PrepareForEval(context.Background())
 	if err != nil {

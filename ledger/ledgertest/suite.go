@@ -402,6 +402,11 @@ func Run(t *testing.T, open Opener) {
 		want(t, "G claims it under http", claimT("G", h.String(), ""), false, ledger.ClaimedByOther, ledger.Free, 0)
 		want(t, "G claims its http:// twin", claimT("G", plain.String(), ""), false, ledger.ClaimedByOther, ledger.Free, 0)
 		want(t, "G claims another path", claimT("G", elsewhere.String(), ""), true, "", ledger.Claimed, 8)
+		// Titles and ids that differ by a simple case fold (the long s).
+		longS, _ := effect.NewKey(effect.Destination{Title: "#ſales"}, sha3)
+		s, _ := effect.NewKey(effect.Destination{Provider: "slack", ID: "C7"}, sha3)
+		want(t, "H claims #ſales", claimT("H", longS.String(), ""), true, "", ledger.Claimed, 9)
+		want(t, "I claims the channel titled #Sales", claimT("I", s.String(), "#Sales"), false, ledger.ClaimedByOther, ledger.Free, 0)
 	})
 	t.Run("AgreesWithTheModel", func(t *testing.T) { Differential(t, open) })
 }

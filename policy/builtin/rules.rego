@@ -842,15 +842,20 @@ known_destination(d) if folded_title(d) != ""
 # case, and for a URL (providers http and https, one kind of destination)
 # its provider and scheme. effect.Destination.FoldedIdentity is the same
 # function (TestFoldedIdentity_IsTheIndexs).
-folded_identity(d) := concat("/", ["http", folded_url(lower(trim_space(d.id)))]) if {
-	lower(trim_space(d.provider)) in {"http", "https"}
-} else := lower(sprintf("%s/%s", [trim_space(d.provider), trim_space(d.id)]))
+folded_identity(d) := concat("/", ["http", folded_url(fold_case(trim_space(d.id)))]) if {
+	fold_case(trim_space(d.provider)) in {"http", "https"}
+} else := fold_case(sprintf("%s/%s", [trim_space(d.provider), trim_space(d.id)]))
+
+# Letter case folded as effect.FoldCase folds it: lower(upper(s)) equates
+# what Unicode's simple case folding does (the long s and s, the final
+# sigma and sigma), which lower alone does not.
+fold_case(s) := lower(upper(s))
 
 folded_url(u) := concat("", ["http://", trim_prefix(u, "https://")]) if startswith(u, "https://")
 
 else := u
 
-folded_title(d) := lower(concat(" ", [w | some w in regex.split(white_space_runs, trim_space(d.title)); w != ""])) if d.title
+folded_title(d) := fold_case(concat(" ", [w | some w in regex.split(white_space_runs, trim_space(d.title)); w != ""])) if d.title
 
 else := ""
 
