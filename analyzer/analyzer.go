@@ -689,12 +689,15 @@ func (f *Facts) unrecordedAuthorizations() {
 }
 
 // Authorized reports whether an authorization record with this id names
-// this key.
-// A record for a key whose destination may be the same as this one's
-// (SPEC §2), with the same content, authorizes it too: else a redelivery
-// written with the channel's title alone (or its id in other letter case)
-// would fall into a scope the authorized one never weighs, and the one
-// more delivery could be made twice.
+// this key. Only the record's own key is authorized (SPEC §4: an intent
+// that names an authorization with no record for its key counts in the
+// original scope of its key). A record for another spelling of the
+// destination (one that only may be the same) once opened the scope for
+// the intent too; a review found that hid a duplicate of the original
+// scope from analyze. The gate still weighs such an intent's original
+// scope for a check in the authorization's scope (rules.rego's
+// weighed_scope), so the one more delivery cannot be made twice by
+// spelling the channel two ways.
 func (f *Facts) Authorized(id, key string) bool {
 	return f.authorizedBy(f.Authorizations, id, key)
 }
@@ -702,34 +705,8 @@ func (f *Facts) Authorized(id, key string) bool {
 // authorizedBy is Authorized over the records as.
 func (f *Facts) authorizedBy(as []Authorization, id, key string) bool {
 	for _, a := range as {
-		if a.ID == id && (a.Key == key || f.mayBeSameKey(a.Key, key)) {
+		if a.ID == id && a.Key == key {
 			return true
-		}
-	}
-	return false
-}
-
-// mayBeSameKey: two keys of one content whose destinations may be the
-// same, a destination's titles being its own and those the history gives
-// its identity.
-func (f *Facts) mayBeSameKey(a, b string) bool {
-	ka, err1 := effect.ParseKey(a)
-	kb, err2 := effect.ParseKey(b)
-	if err1 != nil || err2 != nil || ka.SHA256 != kb.SHA256 {
-		return false
-	}
-	for _, ta := range append(f.titlesOf(ka.Destination), "") {
-		for _, tb := range append(f.titlesOf(kb.Destination), "") {
-			da, db := ka.Destination, kb.Destination
-			if ta != "" {
-				da.Title = ta
-			}
-			if tb != "" {
-				db.Title = tb
-			}
-			if effect.MayBeSame(da, db) {
-				return true
-			}
 		}
 	}
 	return false

@@ -370,6 +370,30 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 	}
 }
 
+// A thirty-fourth review: w1 delivered to https/https://h.com/hook; A is
+// recorded for http/http://h.com/hook, the same URL in another spelling;
+// w2 names A and delivers to w1's key. A has no record for that key, so
+// w2's evidence counts in its original scope (SPEC §4), beside w1's: a
+// duplicate. Opening A's scope for a key that only may be the record's
+// hid it (analyze passed --fail-on critical).
+func TestAnalyze_UnrecordedAuthorizationOfAnotherSpellingIsADuplicate(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "adversarial", "auth-other-spelling-duplicate")
+	out, _, code := runWith(t, "", builtinRules(t), "analyze", "--no-cache", "--color", "never", "--fail-on", "critical", dir)
+	for _, want := range []string{"DUPLICATE_DELIVERY", "UNKNOWN_AUTHORIZATION"} {
+		if code != ExitFindings || !strings.Contains(out, want) {
+			t.Errorf("exit %d, want %s:\n%s", code, want, out)
+		}
+	}
+	// The one more delivery A allows was spent by w2: a check under A of
+	// the record's own key stops.
+	h := "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	out, _, code = runWith(t, "", builtinRules(t), "check", "--no-cache", "--task", "w3", "--checkpoint", "send",
+		"--destination", "http/http://h.com/hook", "--sha256", h, "--authorization", "A", dir)
+	if code != ExitFindings || !strings.Contains(out, "KEY_CONSUMED") {
+		t.Errorf("a second delivery under A: exit %d, want KEY_CONSUMED:\n%s", code, out)
+	}
+}
+
 // A seventh review of the foreign readers (the folders under
 // testdata/adversarial hold the review's inputs; each allowed, or missed
 // the duplicate, before its fix).

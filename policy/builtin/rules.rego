@@ -739,11 +739,12 @@ weighed_scope(s) if {
 	may_be_same_as_asked(s.destination)
 }
 
-# An authorization scope whose record names its key only by a destination
-# that may be the same (other letter case, a title; the analyzer opens the
-# scope for it) is weighed with the original scope too: if the record is
-# another channel's, that scope's intents name an authorization with no
-# record for their key, and their evidence counts in `original` (SPEC §4).
+# An authorization scope with no record for its key is weighed with the
+# original scope too: its intents name an authorization with no record for
+# their key, and their evidence counts in `original` (SPEC §4). The
+# analyzer opens no such scope since 7 December (it keeps those intents in
+# `original`, analyzer.Facts.Authorized); the rule stays so that the gate
+# does not depend on that.
 weighed_scope(s) if {
 	s.id != q.scope_id
 	q.key != ""
