@@ -295,6 +295,10 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		{"url-provider-https-keyless", "a keyless crossing to https/URL may be the check's http/URL", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://example.com/hook", "--sha256", h}},
 		{"url-provider-https-keyed", "a keyed crossing to https/URL consumed the same content's http/URL", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://example.com/hook", "--sha256", h}},
 		{"url-scheme-http-keyed", "a crossing to http://URL may have reached https://URL", []string{"--task", "t9", "--checkpoint", "send", "--destination", "https/https://example.com/hook", "--sha256", h}},
+		// A thirty-fourth review, of that fix: a port of either scheme's
+		// default, and a URL written without its scheme.
+		{"url-explicit-port-other-scheme", "a crossing to https://example.com:443/hook may be http://example.com:443/hook's", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/http://example.com:443/hook", "--sha256", strings.Repeat("a", 64)}},
+		{"url-without-scheme", "a crossing to http/example.com/hook may be https://example.com/hook's", []string{"--task", "t9", "--checkpoint", "send", "--destination", "https/https://example.com/hook", "--sha256", strings.Repeat("a", 64)}},
 		// The same review: titles that differ by a simple case fold only.
 		{"title-long-s", "a keyless send to \"#ſales\" may have gone to \"#Sales\"", []string{"--task", "t9", "--checkpoint", "send", "--title", "#Sales", "--sha256", h}},
 		{"title-final-sigma-keyed", "a send to chat/ΟΔΟΣ consumed chat/οδος", []string{"--task", "t9", "--checkpoint", "send", "--destination", "chat/οδος", "--sha256", h}},

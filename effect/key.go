@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 )
 
@@ -49,12 +50,25 @@ func (d Destination) FoldedIdentity() string {
 	p, id := FoldCase(strings.TrimSpace(d.Provider)), FoldCase(strings.TrimSpace(d.ID))
 	if p == "http" || p == "https" {
 		p = "http"
-		if rest, ok := strings.CutPrefix(id, "https://"); ok {
+		switch rest, ok := strings.CutPrefix(id, "https://"); {
+		case ok:
 			id = "http://" + rest
+		case !strings.HasPrefix(id, "http://"):
+			id = "http://" + id // a URL written without its scheme
 		}
+		id = defaultPort.ReplaceAllString(id, "$1$2")
 	}
 	return p + "/" + id
 }
+
+// DefaultPortPattern finds the port of either scheme's default (80, 443)
+// in a URL FoldedIdentity has given the scheme http: with the scheme
+// folded, https://h:443/ and http://h:80/ are both http://h/ (a key's
+// canonical URL drops only its own scheme's default). rules.rego's
+// folded_url uses the same pattern (Go's regexp is OPA's).
+const DefaultPortPattern = `^(http://[^/?#]*):(?:80|443)([/?#]|$)`
+
+var defaultPort = regexp.MustCompile(DefaultPortPattern)
 
 // FoldCase folds letter case for "may be the same": two strings differ
 // only in letter case when their folds are equal. It is lower(upper(s)),

@@ -93,6 +93,12 @@ func TestMayBeSame_URLsAcrossProvidersAndSchemes(t *testing.T) {
 		{hook("http", "http://example.com/hook"), hook("http", "https://example.com/hook")},
 		{hook("https", "http://example.com/hook"), hook("http", "https://example.com/hook")},
 		{hook("slack", "C1"), hook("Slack", "c1")},
+		// Either scheme's default port, and a URL written without its scheme
+		// (the thirty-fourth review).
+		{hook("https", "https://example.com:443/hook"), hook("http", "http://example.com:443/hook")},
+		{hook("http", "http://example.com:80/hook"), hook("https", "https://example.com/hook")},
+		{hook("http", "example.com/hook"), hook("https", "https://example.com/hook")},
+		{hook("http", "http://[::1]:443/hook"), hook("https", "https://[::1]/hook")},
 	}
 	for _, c := range same {
 		if !MayBeSame(c[0], c[1]) || !MayBeSame(c[1], c[0]) {
@@ -105,6 +111,9 @@ func TestMayBeSame_URLsAcrossProvidersAndSchemes(t *testing.T) {
 		{hook("httpx", "https://example.com/hook"), hook("http", "https://example.com/hook")},
 		{hook("http", "ftp://example.com/hook"), hook("http", "https://example.com/hook")},
 		{hook("slack", "http://x"), hook("slack", "https://x")}, // another provider's ids are not URLs to fold
+		{hook("http", "http://example.com:8080/hook"), hook("http", "http://example.com/hook")},
+		{hook("http", "http://example.com:4430/hook"), hook("http", "http://example.com/hook")},
+		{hook("http", "http://[::443]/hook"), hook("http", "http://[::]/hook")},
 	}
 	for _, c := range apart {
 		if MayBeSame(c[0], c[1]) || MayBeSame(c[1], c[0]) {

@@ -852,9 +852,15 @@ folded_identity(d) := concat("/", ["http", folded_url(fold_case(trim_space(d.id)
 # sigma and sigma), which lower alone does not.
 fold_case(s) := lower(upper(s))
 
-folded_url(u) := concat("", ["http://", trim_prefix(u, "https://")]) if startswith(u, "https://")
+# A URL with the scheme http (https folded into it, or none written) and
+# neither scheme's default port: effect.DefaultPortPattern.
+folded_url(u) := regex.replace(with_http_scheme(u), `^(http://[^/?#]*):(?:80|443)([/?#]|$)`, "$1$2")
 
-else := u
+with_http_scheme(u) := concat("", ["http://", trim_prefix(u, "https://")]) if startswith(u, "https://")
+
+else := u if startswith(u, "http://")
+
+else := concat("", ["http://", u])
 
 folded_title(d) := fold_case(concat(" ", [w | some w in regex.split(white_space_runs, trim_space(d.title)); w != ""])) if d.title
 
