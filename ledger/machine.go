@@ -42,14 +42,11 @@ func expire(rec Record, now time.Time) (Record, bool) {
 // same (SPEC §2: letter case, a title) is consumed or held by another
 // task. Keys stay exact; the refusal is what fails closed.
 func ApplyClaim(rec Record, exists bool, related []Record, req ClaimRequest, now time.Time) Result {
-	if r, ok := conflicting(related, req, now); ok {
+	if r, ok := conflicting(related, req.Task, req.Key, req.Scope, []string{req.Title, rec.Title}, now); ok {
 		if !exists {
 			rec = Record{Key: req.Key, Scope: req.Scope, State: Free}
 		}
-		if eff := r.Effective(now); eff.Consumed() {
-			return refuse(rec, KeyConsumed, "key %s, whose destination may be the same, is %s (token %d, %s): this scope may be that one", r.Key, eff, r.Token, r.Holder)
-		}
-		return refuse(rec, ClaimedByOther, "task %s holds key %s, whose destination may be the same, until %s", r.Holder, r.Key, r.LeaseExpires.UTC().Format(time.RFC3339Nano))
+		return refuseRelated(rec, r, now)
 	}
 	if !exists {
 		if req.Scope != OriginalScope {
@@ -95,7 +92,13 @@ func ApplyClaim(rec Record, exists bool, related []Record, req ClaimRequest, now
 }
 
 // ApplyCross moves a live claim under its current token to crossing.
-func ApplyCross(rec Record, exists bool, req CrossRequest, now time.Time) Result {
+//
+// related are as for ApplyClaim, and refuse the same way: a claim is
+// granted while another scope whose destination may be the same is only
+// held by the same task, or before a title made the two the same, and
+// that scope may be consumed by now (a review: one task claimed
+// https/https://h/hook and http/http://h/hook, and crossed both).
+func ApplyCross(rec Record, exists bool, related []Record, req CrossRequest, now time.Time) Result {
 	if !exists {
 		return refuse(Record{Key: req.Key, Scope: req.Scope, State: Free}, NotClaimed, "the scope was never claimed")
 	}
@@ -108,6 +111,9 @@ func ApplyCross(rec Record, exists bool, req CrossRequest, now time.Time) Result
 	case Claimed:
 		if !rec.Live(now) {
 			return refuse(rec, Expired, "the lease under token %d expired at %s", rec.Token, rec.LeaseExpires.UTC().Format(time.RFC3339Nano))
+		}
+		if r, ok := conflicting(related, rec.Holder, req.Key, req.Scope, []string{rec.Title}, now); ok {
+			return refuseRelated(rec, r, now)
 		}
 		rec.State = Crossing
 		rec.CrossedToken = req.Token
@@ -187,27 +193,80 @@ func ApplyAuthorize(rec Record, exists bool, req AuthorizeRequest, now time.Time
 	return grant(rec, true)
 }
 
+// refuseRelated refuses an operation on rec because of r, a related
+// scope whose destination may be the same (conflicting).
+func refuseRelated(rec, r Record, now time.Time) Result {
+	if eff := r.Effective(now); eff.Consumed() {
+		return refuse(rec, KeyConsumed, "key %s, whose destination may be the same, is %s (token %d, %s): this scope may be that one", r.Key, eff, r.Token, r.Holder)
+	}
+	return refuse(rec, ClaimedByOther, "task %s holds key %s, whose destination may be the same, until %s", r.Holder, r.Key, r.LeaseExpires.UTC().Format(time.RFC3339Nano))
+}
+
 // conflicting finds a related record whose destination may be the
 // claimed one's and that is consumed, or held by another task, now.
-func conflicting(related []Record, req ClaimRequest, now time.Time) (Record, bool) {
-	want, ok := destinationOf(req.Key, req.Title)
+// titles are the titles the claim and the scope's own record give the
+// claimed key's destination. A strong destination also carries every
+// title a related record gives its provider identity (folded): the
+// journal titled it so (a review: a channel titled "Hook" by one claim
+// was not weighed with a crossing known by "Hook" alone when another
+// spelling of it was claimed untitled).
+func conflicting(related []Record, task, key, scope string, titles []string, now time.Time) (Record, bool) {
+	want, ok := destinationOf(key, "")
 	if !ok {
 		return Record{}, false
 	}
+	byIdentity := map[string][]string{}
+	give := func(d effect.Destination, title string) {
+		if !d.Weak() && title != "" {
+			byIdentity[d.FoldedIdentity()] = append(byIdentity[d.FoldedIdentity()], title)
+		}
+	}
+	for _, t := range titles {
+		give(want, t)
+	}
 	for _, r := range related {
-		if r.Key == req.Key || r.Scope != req.Scope {
+		if d, ok := destinationOf(r.Key, r.Title); ok {
+			give(d, d.Title)
+		}
+	}
+	for _, r := range related {
+		if r.Key == key || r.Scope != scope {
 			continue
 		}
 		d, ok := destinationOf(r.Key, r.Title)
-		if !ok || !effect.MayBeSame(d, want) {
+		if !ok || !mayBeSameTitled(d, want, byIdentity) {
 			continue
 		}
 		eff := r.Effective(now)
-		if eff.Consumed() || eff == Claimed && r.Holder != req.Task {
+		if eff.Consumed() || eff == Claimed && r.Holder != task {
 			return r, true
 		}
 	}
 	return Record{}, false
+}
+
+// mayBeSameTitled is effect.MayBeSame with each strong destination under
+// each title byIdentity gives its identity, as well as its own.
+func mayBeSameTitled(a, b effect.Destination, byIdentity map[string][]string) bool {
+	variants := func(d effect.Destination) []effect.Destination {
+		out := []effect.Destination{d}
+		if !d.Weak() {
+			for _, t := range byIdentity[d.FoldedIdentity()] {
+				v := d
+				v.Title = t
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	for _, x := range variants(a) {
+		for _, y := range variants(b) {
+			if effect.MayBeSame(x, y) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // destinationOf reads a key's destination, with a title the key does not

@@ -194,8 +194,12 @@ func NormalizeCross(req CrossRequest) (CrossRequest, error) {
 
 // DoCross runs a cross in tx. req must have passed NormalizeCross.
 func DoCross(tx Tx, req CrossRequest) (Result, error) {
+	related, err := tx.Related(req.Key, req.Scope)
+	if err != nil {
+		return Result{}, err
+	}
 	return run(tx, req.Key, req.Scope,
-		func(rec Record, ok bool, now time.Time) Result { return ApplyCross(rec, ok, req, now) },
+		func(rec Record, ok bool, now time.Time) Result { return ApplyCross(rec, ok, related, req, now) },
 		func(res Result) Entry {
 			return Entry{Op: OpCross, Task: res.Holder, Token: req.Token, Checkpoint: req.Checkpoint}
 		})

@@ -407,6 +407,34 @@ func Run(t *testing.T, open Opener) {
 		s, _ := effect.NewKey(effect.Destination{Provider: "slack", ID: "C7"}, sha3)
 		want(t, "H claims #ſales", claimT("H", longS.String(), ""), true, "", ledger.Claimed, 9)
 		want(t, "I claims the channel titled #Sales", claimT("I", s.String(), "#Sales"), false, ledger.ClaimedByOther, ledger.Free, 0)
+		// One task may hold two spellings, but it crosses only one (the
+		// thirty-fourth review: both crossings were granted).
+		sha4 := fmt.Sprintf("%064x", 80)
+		m1, _ := effect.NewKey(effect.Destination{Provider: "mail", ID: "Finance@Example.com"}, sha4)
+		m2, _ := effect.NewKey(effect.Destination{Provider: "mail", ID: "finance@example.com"}, sha4)
+		want(t, "J claims one spelling", claimT("J", m1.String(), ""), true, "", ledger.Claimed, 10)
+		want(t, "J claims the other", claimT("J", m2.String(), ""), true, "", ledger.Claimed, 11)
+		want(t, "J crosses the first", f.cross(m1.String(), o, 10), true, "", ledger.Crossing, 10)
+		want(t, "J crosses the second", f.cross(m2.String(), o, 11), false, ledger.KeyConsumed, ledger.Claimed, 11)
+		// A renewal that would title a held channel as another task's
+		// held title is refused: the two never both hold.
+		t1, _ := effect.NewKey(effect.Destination{Provider: "slack", ID: "C9"}, sha4)
+		t9, _ := effect.NewKey(effect.Destination{Title: "ops9"}, sha4)
+		want(t, "K claims slack/C9", claimT("K", t1.String(), ""), true, "", ledger.Claimed, 12)
+		want(t, "L claims ops9", claimT("L", t9.String(), ""), true, "", ledger.Claimed, 13)
+		want(t, "K renews, titling C9 ops9", claimT("K", t1.String(), "ops9"), false, ledger.ClaimedByOther, ledger.Claimed, 12)
+		// A title one claim gave a channel holds for every spelling of it
+		// (the thirty-fourth review: an untitled claim of another spelling
+		// was granted beside a crossing known by that title alone).
+		sha5 := fmt.Sprintf("%064x", 81)
+		hk, _ := effect.NewKey(effect.Destination{Provider: "https", ID: "https://h.com/hook"}, sha5)
+		hkTitle, _ := effect.NewKey(effect.Destination{Title: "Hook"}, sha5)
+		hkPlain, _ := effect.NewKey(effect.Destination{Provider: "http", ID: "http://h.com/hook"}, sha5)
+		want(t, "M claims the hook, titled Hook", claimT("M", hk.String(), "Hook"), true, "", ledger.Claimed, 14)
+		want(t, "M releases it", f.settle(hk.String(), o, 14, ledger.NotCrossed), true, "", ledger.Free, 14)
+		want(t, "N claims Hook", claimT("N", hkTitle.String(), ""), true, "", ledger.Claimed, 15)
+		want(t, "N crosses", f.cross(hkTitle.String(), o, 15), true, "", ledger.Crossing, 15)
+		want(t, "P claims the hook's other spelling, untitled", claimT("P", hkPlain.String(), ""), false, ledger.KeyConsumed, ledger.Free, 0)
 	})
 	t.Run("AgreesWithTheModel", func(t *testing.T) { Differential(t, open) })
 }
