@@ -1,6 +1,9 @@
 package transcripts
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -200,20 +204,36 @@ func (rn *run) once(key string) bool {
 
 // lineFingerprint is what two lines must share to be copies of each other.
 func lineFingerprint(r gjson.Result) string {
-	var b strings.Builder
-	b.WriteString(r.Get("type").String())
-	b.WriteByte(0)
-	b.WriteString(r.Get("subtype").String())
-	b.WriteByte(0)
-	canonicalJSON(&b, r.Get("message.content"))
-	return sha256Hex(b.String())
+	return canonicalDigest(r.Get("message.content"), r.Get("type").String(), r.Get("subtype").String())
+}
+
+// canonicalBufs are the buffers canonicalDigest writes into: a line's
+// canonical form is as long as the line, and growing a new one for every
+// line was a tenth of reading a Claude Code session (issue 15).
+var canonicalBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// canonicalDigest is the hex SHA-256 of each head followed by a zero byte,
+// then r in canonical form (canonicalJSON).
+func canonicalDigest(r gjson.Result, head ...string) string {
+	b := canonicalBufs.Get().(*bytes.Buffer)
+	b.Reset()
+	for _, h := range head {
+		b.WriteString(h)
+		b.WriteByte(0)
+	}
+	canonicalJSON(b, r)
+	sum := sha256.Sum256(b.Bytes())
+	if b.Cap() <= 1<<20 { // a huge line's buffer is not kept
+		canonicalBufs.Put(b)
+	}
+	return hex.EncodeToString(sum[:])
 }
 
 // canonicalJSON writes a JSON value with object keys in order and strings
 // decoded, so that two serializations of one value are one text. Strings
 // are written by length, not quoted: no text can pass for another, and
 // quoting every message's text was a sixth of reading a session.
-func canonicalJSON(b *strings.Builder, r gjson.Result) {
+func canonicalJSON(b *bytes.Buffer, r gjson.Result) {
 	switch {
 	case r.IsObject():
 		type kv struct {
@@ -256,7 +276,7 @@ func canonicalJSON(b *strings.Builder, r gjson.Result) {
 }
 
 // canonicalString writes s as "s", its length in bytes, ":" and s.
-func canonicalString(b *strings.Builder, s string) {
+func canonicalString(b *bytes.Buffer, s string) {
 	var n [20]byte
 	b.WriteByte('s')
 	b.Write(strconv.AppendInt(n[:0], int64(len(s)), 10))
@@ -325,11 +345,7 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 				input := item.Get("input")
 				seq := 0
 				if id != "" {
-					var b strings.Builder
-					b.WriteString(name)
-					b.WriteByte(0)
-					canonicalJSON(&b, input)
-					if !rn.once("call:" + id + "\x00" + u + "\x00" + sha256Hex(b.String())) {
+					if !rn.once("call:" + id + "\x00" + u + "\x00" + canonicalDigest(input, name)) {
 						return true // this call, copied in a line that is no copy
 					}
 					for seq = 1; !rn.once(fmt.Sprintf("tool_use:%s\x00%s#%d", task, id, seq)); seq++ {

@@ -350,8 +350,11 @@ const keysInMap = 16
 // recurse and allocates only for objects with many keys or escaped keys.
 // Keys are compared after unescaping: "type" and "t\u0079pe" are one key.
 func repeatedKeys(s string, limit int) (out []keyRepeat, more bool) {
-	var frames []keyFrame
-	var keys []keySpan
+	// On the stack for the usual depth and width: growing these from nil
+	// was most of the scan's cost on a Claude Code line (issue 15).
+	var frameBuf [16]keyFrame
+	var keyBuf [64]keySpan
+	frames, keys := frameBuf[:0], keyBuf[:0]
 	text := func(k keySpan) string {
 		if k.escaped {
 			return k.unescaped
