@@ -299,6 +299,10 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		// default, and a URL written without its scheme.
 		{"url-explicit-port-other-scheme", "a crossing to https://example.com:443/hook may be http://example.com:443/hook's", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/http://example.com:443/hook", "--sha256", strings.Repeat("a", 64)}},
 		{"url-without-scheme", "a crossing to http/example.com/hook may be https://example.com/hook's", []string{"--task", "t9", "--checkpoint", "send", "--destination", "https/https://example.com/hook", "--sha256", strings.Repeat("a", 64)}},
+		// A thirty-fifth review: an id written without a scheme was never
+		// made canonical.
+		{"url-schemeless-spelled-otherwise", "http/ex.com/./hook is the URL t1 delivered to", []string{"--task", "t2", "--checkpoint", "send", "--destination", "http/ex.com/./hook", "--sha256", strings.Repeat("a", 64)}},
+		{"url-schemeless-spelled-otherwise", "and so is https/ex.com:443/a/../hook", []string{"--task", "t2", "--checkpoint", "send", "--destination", "https/ex.com:443/a/../hook", "--sha256", strings.Repeat("a", 64)}},
 		// The same review: titles that differ by a simple case fold only.
 		{"title-long-s", "a keyless send to \"#ſales\" may have gone to \"#Sales\"", []string{"--task", "t9", "--checkpoint", "send", "--title", "#Sales", "--sha256", h}},
 		{"title-final-sigma-keyed", "a send to chat/ΟΔΟΣ consumed chat/οδος", []string{"--task", "t9", "--checkpoint", "send", "--destination", "chat/οδος", "--sha256", h}},

@@ -164,10 +164,21 @@ func NewKey(d Destination, sha string) (Key, error) {
 // canonical form the conventions give it, so `check --destination
 // http/URL` names the scope a recorded upload to that URL opened, and an
 // intent without a key is weighed for it too.
+//
+// An id written without a scheme (http/example.com/hook) is read as an
+// http:// URL and canonical too: left as written, its dot segments,
+// percent-encodings and ports named another destination than the same URL
+// with a scheme (a thirty-fifth review; keys of such ids changed on
+// 7 December 2026).
 func (d Destination) Canonical() Destination {
 	if p := strings.ToLower(strings.TrimSpace(d.Provider)); p == "http" || p == "https" {
-		if u := NormalizeURL(strings.TrimSpace(d.ID)); u != "" {
+		id := strings.TrimSpace(d.ID)
+		if u := NormalizeURL(id); u != "" {
 			d.ID = u
+		} else if !strings.Contains(id, "://") {
+			if u := NormalizeURL("http://" + id); u != "" {
+				d.ID = u
+			}
 		}
 	}
 	return d

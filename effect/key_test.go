@@ -75,6 +75,20 @@ func TestNewKey_HTTPDestinationsInCanonicalForm(t *testing.T) {
 			t.Errorf("%s: %v %v, want %s", id, k, err, want)
 		}
 	}
+	// Without a scheme: an http:// URL, canonical (a thirty-fifth review).
+	plain, _ := NewKey(Destination{Provider: "http", ID: "http://slack.example/api/files.upload"}, sha)
+	for _, id := range []string{"slack.example/api/files.upload", "SLACK.example/api/x/../files.upload#top",
+		"slack.example:80/api/%66iles.upload", "slack.example./api/./files.upload"} {
+		for _, p := range []string{"http", "https"} {
+			k, err := NewKey(Destination{Provider: p, ID: id}, sha)
+			if err != nil || k.Destination.ID != plain.Destination.ID {
+				t.Errorf("%s/%s: %v %v, want the id of %s", p, id, k, err, plain)
+			}
+		}
+	}
+	if k, _ := NewKey(Destination{Provider: "http", ID: "ftp://slack.example/x"}, sha); k.Destination.ID != "ftp://slack.example/x" {
+		t.Errorf("another scheme's id changed: %s", k)
+	}
 	if k, _ := NewKey(Destination{Provider: "slack", ID: "https://slack.example:443/x"}, sha); k.Destination.ID != "https://slack.example:443/x" {
 		t.Errorf("another provider's id changed: %s", k)
 	}

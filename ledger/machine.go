@@ -206,8 +206,8 @@ func refuseRelated(rec, r Record, now time.Time) Result {
 // claimed one's and that is consumed, or held by another task, now.
 // titles are the titles the claim and the scope's own record give the
 // claimed key's destination. A strong destination also carries every
-// title a related record gives its provider identity (folded): the
-// journal titled it so (a review: a channel titled "Hook" by one claim
+// title a related record, of any scope name, gives its provider identity
+// (folded): the journal titled it so (a review: a channel titled "Hook" by one claim
 // was not weighed with a crossing known by "Hook" alone when another
 // spelling of it was claimed untitled).
 func conflicting(related []Record, task, key, scope string, titles []string, now time.Time) (Record, bool) {
@@ -233,8 +233,10 @@ func conflicting(related []Record, task, key, scope string, titles []string, now
 		if r.Key == key || r.Scope != scope {
 			continue
 		}
-		d, ok := destinationOf(r.Key, r.Title)
-		if !ok || !mayBeSameTitled(d, want, byIdentity) {
+		// A record whose key cannot be read (written by a version whose
+		// canonical form differed) may be any destination of this
+		// content: it conflicts.
+		if d, ok := destinationOf(r.Key, r.Title); ok && !mayBeSameTitled(d, want, byIdentity) {
 			continue
 		}
 		eff := r.Effective(now)

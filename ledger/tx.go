@@ -57,12 +57,17 @@ type Tx interface {
 	// Now is the store's clock, read inside the transaction.
 	Now() (time.Time, error)
 	Load(key, scope string) (rec Record, ok bool, err error)
-	// Related lists the records of the other keys with the same content
-	// digest (the key's last 64 characters) and scope name: the scopes
-	// whose destination may be the same (the state machine decides which,
-	// effect.MayBeSame). The transaction must keep them from changing
-	// until it commits (SQLite: the one writer; PostgreSQL: the lock is
-	// taken on the content and scope, not the key).
+	// Related lists the other records with the same content digest (the
+	// key's last 64 characters): other keys under any scope name, and
+	// this key under other scope names. Those of the same scope name are
+	// the scopes whose destination may be the same (the state machine
+	// decides which, effect.MayBeSame); every one gives the titles claims
+	// gave its channel. The transaction must keep those of the same scope
+	// name from changing until it commits (SQLite: the one writer;
+	// PostgreSQL: the lock is taken on the content and scope, not the
+	// key). Another scope name's records are read as committed: a title
+	// a claim under another scope name gives at the same instant may be
+	// missed (docs/ledger.md, known limits).
 	Related(key, scope string) ([]Record, error)
 	// NextToken takes the ledger's next fencing token: greater than every
 	// token it gave before (gaps allowed).

@@ -38,7 +38,7 @@ func (x memTx) Load(key, scope string) (ledger.Record, bool, error) {
 func (x memTx) Related(key, scope string) ([]ledger.Record, error) {
 	var out []ledger.Record
 	for k, r := range x.m.records {
-		if k[0] != key && k[1] == scope && ledger.ContentOf(k[0]) == ledger.ContentOf(key) {
+		if (k[0] != key || k[1] != scope) && ledger.ContentOf(k[0]) == ledger.ContentOf(key) {
 			out = append(out, r)
 		}
 	}

@@ -435,6 +435,25 @@ func Run(t *testing.T, open Opener) {
 		want(t, "N claims Hook", claimT("N", hkTitle.String(), ""), true, "", ledger.Claimed, 15)
 		want(t, "N crosses", f.cross(hkTitle.String(), o, 15), true, "", ledger.Crossing, 15)
 		want(t, "P claims the hook's other spelling, untitled", claimT("P", hkPlain.String(), ""), false, ledger.KeyConsumed, ledger.Free, 0)
+		// The same when the title was given under an authorization's
+		// scope (a thirty-fifth review): a channel's title is its own,
+		// whatever scope the claim that gave it was in.
+		sha6 := fmt.Sprintf("%064x", 82)
+		c1, _ := effect.NewKey(effect.Destination{Provider: "slack", ID: "C1"}, sha6)
+		fin, _ := effect.NewKey(effect.Destination{Title: "fin"}, sha6)
+		areq, _ := ledger.NormalizeAuthorize(ledger.AuthorizeRequest{Key: c1.String(), Authorization: "A1", By: "pat", Reason: "again"})
+		if _, err := f.s.Authorize(f.ctx, areq); err != nil {
+			t.Fatal(err)
+		}
+		r, err = f.s.Claim(f.ctx, mustClaim(t, ledger.ClaimRequest{Task: "Q", Key: c1.String(), Scope: "A1", Title: "fin", Lease: time.Minute}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want(t, "Q claims C1 under A1, titled fin", r, true, "", ledger.Claimed, 16)
+		want(t, "Q releases it", f.settle(c1.String(), "A1", 16, ledger.NotCrossed), true, "", ledger.Free, 16)
+		want(t, "R claims fin", claimT("R", fin.String(), ""), true, "", ledger.Claimed, 17)
+		want(t, "R crosses", f.cross(fin.String(), o, 17), true, "", ledger.Crossing, 17)
+		want(t, "S claims C1, untitled", claimT("S", c1.String(), ""), false, ledger.KeyConsumed, ledger.Free, 0)
 	})
 	t.Run("AgreesWithTheModel", func(t *testing.T) { Differential(t, open) })
 }

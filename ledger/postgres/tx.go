@@ -38,7 +38,7 @@ const (
 	// every destination of one file serialize, so a claim's related
 	// scopes (Related) cannot change while it decides.
 	lockScope  = `select pg_advisory_xact_lock(hashtext(right($1, 64)), hashtext($2))`
-	related    = `select key, scope, ` + recordColumns + ` from scopes where right(key, 64) = right($1, 64) and scope = $2 and key <> $1`
+	related    = `select key, scope, ` + recordColumns + ` from scopes where right(key, 64) = right($1, 64) and not (key = $1 and scope = $2)`
 	loadScope  = `select ` + recordColumns + ` from scopes where key = $1 and scope = $2 for update`
 	readClock  = `select clock_timestamp()`
 	insertScop = `insert into scopes (key, scope, ` + recordColumns + `) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`

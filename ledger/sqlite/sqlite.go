@@ -381,9 +381,10 @@ const recordColumns = `key, scope, state, token, holder, lease_expires, crossed_
 
 const loadScope = `SELECT ` + recordColumns + ` FROM scopes WHERE key = ? AND scope = ?`
 
-// relatedScopes are the other keys' records of the same content and scope
-// (the index scopes_content).
-const relatedScopes = `SELECT ` + recordColumns + ` FROM scopes WHERE substr(key, -64) = substr(?1, -64) AND scope = ?2 AND key <> ?1`
+// relatedScopes are the other records of the same content: other keys
+// under any scope name, and this key under other scope names (the index
+// scopes_content).
+const relatedScopes = `SELECT ` + recordColumns + ` FROM scopes WHERE substr(key, -64) = substr(?1, -64) AND NOT (key = ?1 AND scope = ?2)`
 
 // saveScope writes a record; a record that changes loses its tombstone
 // (see Prune).
