@@ -303,6 +303,10 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		// made canonical.
 		{"url-schemeless-spelled-otherwise", "http/ex.com/./hook is the URL t1 delivered to", []string{"--task", "t2", "--checkpoint", "send", "--destination", "http/ex.com/./hook", "--sha256", strings.Repeat("a", 64)}},
 		{"url-schemeless-spelled-otherwise", "and so is https/ex.com:443/a/../hook", []string{"--task", "t2", "--checkpoint", "send", "--destination", "https/ex.com:443/a/../hook", "--sha256", strings.Repeat("a", 64)}},
+		// A thirty-sixth review: a path's letters beyond ASCII in other
+		// letter case (the canonical form had them in %XX form).
+		{"url-nonascii-letter-case", "a send to http/ex.com/café may be https/https://ex.com/CAFÉ's", []string{"--task", "t9", "--checkpoint", "send", "--destination", "https/https://ex.com/CAF%C3%89", "--sha256", strings.Repeat("a", 64)}},
+		{"url-nonascii-letter-case", "and http/ex.com/CAFÉ's", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/ex.com/CAFÉ", "--sha256", strings.Repeat("a", 64)}},
 		// The same review: titles that differ by a simple case fold only.
 		{"title-long-s", "a keyless send to \"#ſales\" may have gone to \"#Sales\"", []string{"--task", "t9", "--checkpoint", "send", "--title", "#Sales", "--sha256", h}},
 		{"title-final-sigma-keyed", "a send to chat/ΟΔΟΣ consumed chat/οδος", []string{"--task", "t9", "--checkpoint", "send", "--destination", "chat/οδος", "--sha256", h}},

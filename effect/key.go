@@ -70,6 +70,9 @@ const DefaultPortPattern = `^(http://[^/?#]*):(?:80|443)([/?#]|$)`
 
 var defaultPort = regexp.MustCompile(DefaultPortPattern)
 
+// looseScheme is an http(s) scheme written with other than "//" after it.
+var looseScheme = regexp.MustCompile(`(?i)^(https?):[/\\]*(.*)$`)
+
 // FoldCase folds letter case for "may be the same": two strings differ
 // only in letter case when their folds are equal. It is lower(upper(s)),
 // rune by rune, which Rego can say too: it equates every pair Unicode's
@@ -175,8 +178,16 @@ func (d Destination) Canonical() Destination {
 		id := strings.TrimSpace(d.ID)
 		if u := NormalizeURL(id); u != "" {
 			d.ID = u
+		} else if m := looseScheme.FindStringSubmatch(id); m != nil {
+			// http:/h/x, http:h/x, https:\\h\x: the scheme with other
+			// than two slashes after it (a thirty-sixth review found
+			// http:/ex.com/hook read as the host "http").
+			if u := NormalizeURL(strings.ToLower(m[1]) + "://" + m[2]); u != "" {
+				d.ID = u
+			}
 		} else if !strings.Contains(id, "://") {
-			if u := NormalizeURL("http://" + id); u != "" {
+			// No scheme; "//h/x" names the host h too.
+			if u := NormalizeURL("http://" + strings.TrimLeft(id, "/")); u != "" {
 				d.ID = u
 			}
 		}

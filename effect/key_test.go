@@ -187,3 +187,18 @@ func TestMayBeSame_SimpleCaseFolds(t *testing.T) {
 		t.Errorf("keys folded: %s", a)
 	}
 }
+
+// A scheme written loosely, or none but "//": the same URL (a
+// thirty-sixth review: http///ex.com/hook stayed as written, and
+// http:/ex.com/hook was read as the host "http").
+func TestCanonical_LooseSchemes(t *testing.T) {
+	want := "http://ex.com/hook"
+	for _, id := range []string{"//ex.com/hook", "http:/ex.com/hook", "HTTP:ex.com/hook", `http:\\ex.com/hook`, "http:///ex.com/hook", "ex.com/hook"} {
+		if got := (Destination{Provider: "http", ID: id}).Canonical().ID; got != want {
+			t.Errorf("%q: %q, want %q", id, got, want)
+		}
+	}
+	if got := (Destination{Provider: "https", ID: "https:/ex.com/hook"}).Canonical().ID; got != "https://ex.com/hook" {
+		t.Errorf("https:/ex.com/hook: %q", got)
+	}
+}

@@ -3,6 +3,7 @@ package effect
 import (
 	"net/url"
 	"strings"
+	"unicode/utf8"
 )
 
 // NormalizeURL returns the canonical form of an http(s) URL as a
@@ -47,7 +48,11 @@ func NormalizeURL(s string) string {
 }
 
 // normalPercent decodes %XX of unreserved characters (ALPHA, DIGIT, -, .,
-// _, ~) and writes the hex digits of every other %XX in upper case.
+// _, ~) and of whole UTF-8 encoded characters beyond ASCII, and writes
+// the hex digits of every other %XX in upper case. A letter beyond ASCII
+// is written as itself so that "may be the same" can fold its case: in
+// %XX form, /café and /CAFÉ differed in bytes no case folding equates (a
+// thirty-sixth review; keys of such URLs changed on 7 December 2026).
 func normalPercent(s string) string {
 	if !strings.Contains(s, "%") {
 		return s
@@ -56,6 +61,13 @@ func normalPercent(s string) string {
 	for i := 0; i < len(s); i++ {
 		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
 			c := unhex(s[i+1])<<4 | unhex(s[i+2])
+			if c >= utf8.RuneSelf {
+				if r, n := percentRune(s[i:]); n > 0 {
+					b.WriteRune(r)
+					i += n - 1
+					continue
+				}
+			}
 			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
 				b.WriteByte(c)
 			} else {
@@ -101,6 +113,27 @@ func removeDotSegments(p string) string {
 		r = "/" + r
 	}
 	return r
+}
+
+// percentRune reads one UTF-8 encoded character written as %XX bytes at
+// the start of s: the character and the length of its %XX text, or n = 0
+// when the bytes are not one valid character (an overlong form, a lone
+// continuation byte, a surrogate: those stay in %XX form).
+func percentRune(s string) (r rune, n int) {
+	var buf [utf8.UTFMax]byte
+	k := 0
+	for k < utf8.UTFMax && 3*k+2 < len(s) && s[3*k] == '%' && isHex(s[3*k+1]) && isHex(s[3*k+2]) {
+		buf[k] = unhex(s[3*k+1])<<4 | unhex(s[3*k+2])
+		k++
+		if utf8.FullRune(buf[:k]) {
+			break
+		}
+	}
+	r, size := utf8.DecodeRune(buf[:k])
+	if r == utf8.RuneError || size != k || r < utf8.RuneSelf {
+		return 0, 0
+	}
+	return r, 3 * k
 }
 
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }

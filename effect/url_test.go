@@ -50,3 +50,30 @@ func TestNormalizeURL_TrailingDotHostAndEmptyQuery(t *testing.T) {
 		}
 	}
 }
+
+// A character beyond ASCII is written as itself, whether it came raw or
+// in %XX form, so that its letter case can be folded (a thirty-sixth
+// review: http/ex.com/café and http/ex.com/CAFÉ were apart); bytes that
+// are not one valid UTF-8 character stay in %XX form.
+func TestNormalizeURL_CharactersBeyondASCII(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://ex.com/café":                  "http://ex.com/café",
+		"http://ex.com/caf%C3%A9":             "http://ex.com/café",
+		"http://ex.com/caf%c3%a9?q=%E2%82%AC": "http://ex.com/café?q=€",
+		"http://ex.com/%FF%41":                "http://ex.com/%FFA",
+		"http://ex.com/%C0%AF":                "http://ex.com/%C0%AF", // an overlong "/"
+		"http://ex.com/%C3":                   "http://ex.com/%C3",
+		"http://ex.com/%C3%A9%A9":             "http://ex.com/é%A9",
+		"http://ex.com/%ED%A0%80":             "http://ex.com/%ED%A0%80", // a surrogate
+	} {
+		if got := NormalizeURL(in); got != want {
+			t.Errorf("NormalizeURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+	a := Destination{Provider: "http", ID: "ex.com/café"}.Canonical()
+	b := Destination{Provider: "http", ID: "ex.com/CAFÉ"}.Canonical()
+	c := Destination{Provider: "https", ID: "https://EX.com/CAF%C3%89"}.Canonical()
+	if !MayBeSame(a, b) || !MayBeSame(a, c) {
+		t.Errorf("%+v, %+v and %+v: not the same", a, b, c)
+	}
+}
