@@ -307,6 +307,10 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		// letter case (the canonical form had them in %XX form).
 		{"url-nonascii-letter-case", "a send to http/ex.com/café may be https/https://ex.com/CAFÉ's", []string{"--task", "t9", "--checkpoint", "send", "--destination", "https/https://ex.com/CAF%C3%89", "--sha256", strings.Repeat("a", 64)}},
 		{"url-nonascii-letter-case", "and http/ex.com/CAFÉ's", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/ex.com/CAFÉ", "--sha256", strings.Repeat("a", 64)}},
+		// A thirty-seventh review: backslashes for slashes, and unreserved
+		// characters in %XX form in the host.
+		{"url-backslash-and-host-escapes", `HTTP:\\h.com\x is http://h.com/x`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/HTTP:\\h.com\x`, "--sha256", strings.Repeat("a", 64)}},
+		{"url-backslash-and-host-escapes", "http://%68.com/x is http://h.com/x", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/http://%68.com/x", "--sha256", strings.Repeat("a", 64)}},
 		// The same review: titles that differ by a simple case fold only.
 		{"title-long-s", "a keyless send to \"#ſales\" may have gone to \"#Sales\"", []string{"--task", "t9", "--checkpoint", "send", "--title", "#Sales", "--sha256", h}},
 		{"title-final-sigma-keyed", "a send to chat/ΟΔΟΣ consumed chat/οδος", []string{"--task", "t9", "--checkpoint", "send", "--destination", "chat/οδος", "--sha256", h}},

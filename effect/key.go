@@ -181,13 +181,14 @@ func (d Destination) Canonical() Destination {
 		} else if m := looseScheme.FindStringSubmatch(id); m != nil {
 			// http:/h/x, http:h/x, https:\\h\x: the scheme with other
 			// than two slashes after it (a thirty-sixth review found
-			// http:/ex.com/hook read as the host "http").
-			if u := NormalizeURL(strings.ToLower(m[1]) + "://" + m[2]); u != "" {
+			// http:/ex.com/hook read as the host "http"); a backslash is
+			// read as the slash browsers read it as (a thirty-seventh).
+			if u := NormalizeURL(strings.ToLower(m[1]) + "://" + strings.ReplaceAll(m[2], `\`, "/")); u != "" {
 				d.ID = u
 			}
 		} else if !strings.Contains(id, "://") {
 			// No scheme; "//h/x" names the host h too.
-			if u := NormalizeURL("http://" + strings.TrimLeft(id, "/")); u != "" {
+			if u := NormalizeURL("http://" + strings.ReplaceAll(strings.TrimLeft(id, `/\`), `\`, "/")); u != "" {
 				d.ID = u
 			}
 		}

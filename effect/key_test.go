@@ -193,7 +193,8 @@ func TestMayBeSame_SimpleCaseFolds(t *testing.T) {
 // http:/ex.com/hook was read as the host "http").
 func TestCanonical_LooseSchemes(t *testing.T) {
 	want := "http://ex.com/hook"
-	for _, id := range []string{"//ex.com/hook", "http:/ex.com/hook", "HTTP:ex.com/hook", `http:\\ex.com/hook`, "http:///ex.com/hook", "ex.com/hook"} {
+	for _, id := range []string{"//ex.com/hook", "http:/ex.com/hook", "HTTP:ex.com/hook", `http:\\ex.com/hook`, "http:///ex.com/hook", "ex.com/hook",
+		`HTTP:\\ex.com\hook`, `http://ex.com\hook`, `\\ex.com/hook`} {
 		if got := (Destination{Provider: "http", ID: id}).Canonical().ID; got != want {
 			t.Errorf("%q: %q, want %q", id, got, want)
 		}

@@ -18,7 +18,7 @@ import (
 // destination given on the command line (check --destination http/URL)
 // should be passed through it too.
 func NormalizeURL(s string) string {
-	u, err := url.Parse(strings.TrimSpace(s))
+	u, err := url.Parse(unreservedInAuthority(strings.TrimSpace(s)))
 	if err != nil || u.Host == "" || u.Opaque != "" {
 		return ""
 	}
@@ -47,6 +47,41 @@ func NormalizeURL(s string) string {
 	return out
 }
 
+// unreservedInAuthority decodes the %XX of unreserved characters in a
+// URL's authority (http://%68.com/ is http://h.com/, RFC 3986 §6.2.2.2),
+// which url.Parse refuses there (a thirty-seventh review found such a
+// spelling kept apart from its URL).
+func unreservedInAuthority(s string) string {
+	i := strings.Index(s, "://")
+	if i < 0 {
+		return s
+	}
+	end := len(s)
+	if j := strings.IndexAny(s[i+3:], "/?#"); j >= 0 {
+		end = i + 3 + j
+	}
+	auth := s[i+3 : end]
+	if !strings.Contains(auth, "%") {
+		return s
+	}
+	var b strings.Builder
+	for k := 0; k < len(auth); k++ {
+		if auth[k] == '%' && k+2 < len(auth) && isHex(auth[k+1]) && isHex(auth[k+2]) {
+			if c := unhex(auth[k+1])<<4 | unhex(auth[k+2]); unreserved(c) {
+				b.WriteByte(c)
+				k += 2
+				continue
+			}
+		}
+		b.WriteByte(auth[k])
+	}
+	return s[:i+3] + b.String() + s[end:]
+}
+
+func unreserved(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
+}
+
 // normalPercent decodes %XX of unreserved characters (ALPHA, DIGIT, -, .,
 // _, ~) and of whole UTF-8 encoded characters beyond ASCII, and writes
 // the hex digits of every other %XX in upper case. A letter beyond ASCII
@@ -68,7 +103,7 @@ func normalPercent(s string) string {
 					continue
 				}
 			}
-			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
+			if unreserved(c) {
 				b.WriteByte(c)
 			} else {
 				b.WriteByte('%')

@@ -77,3 +77,20 @@ func TestNormalizeURL_CharactersBeyondASCII(t *testing.T) {
 		t.Errorf("%+v, %+v and %+v: not the same", a, b, c)
 	}
 }
+
+// An unreserved character in %XX form in the host is the character (a
+// thirty-seventh review: http://%68.com/x was kept apart from
+// http://h.com/x); other escapes there still fail the parse.
+func TestNormalizeURL_UnreservedEscapesInTheHost(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://%68.com/x":         "http://h.com/x",
+		"http://h%2Ecom/x":         "http://h.com/x",
+		"http://u%40@h%2ecom:80/x": "http://h.com/x",
+		"http://h.com/%68":         "http://h.com/h",
+		"http://h%20.com/x":        "",
+	} {
+		if got := NormalizeURL(in); got != want {
+			t.Errorf("NormalizeURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
