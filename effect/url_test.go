@@ -22,7 +22,7 @@ func TestNormalizeURL(t *testing.T) {
 			t.Errorf("NormalizeURL(%q) = %q, want %q", in, got, want)
 		}
 	}
-	for in, want := range map[string]string{
+	normalizes(t, map[string]string{
 		"http://h.example":                 "http://h.example/",
 		"http://h.example:80/a/":           "http://h.example/a/",
 		"http://h.example:8080/a":          "http://h.example:8080/a",
@@ -32,11 +32,7 @@ func TestNormalizeURL(t *testing.T) {
 		"ftp://h.example/x":                "",
 		"report.pdf":                       "",
 		"https:///x":                       "",
-	} {
-		if got := NormalizeURL(in); got != want {
-			t.Errorf("NormalizeURL(%q) = %q, want %q", in, got, want)
-		}
-	}
+	})
 }
 
 // Found by the second adversarial review: a trailing-dot host and an empty
@@ -56,7 +52,7 @@ func TestNormalizeURL_TrailingDotHostAndEmptyQuery(t *testing.T) {
 // review: http/ex.com/café and http/ex.com/CAFÉ were apart); bytes that
 // are not one valid UTF-8 character stay in %XX form.
 func TestNormalizeURL_CharactersBeyondASCII(t *testing.T) {
-	for in, want := range map[string]string{
+	normalizes(t, map[string]string{
 		"http://ex.com/café":                  "http://ex.com/café",
 		"http://ex.com/caf%C3%A9":             "http://ex.com/café",
 		"http://ex.com/caf%c3%a9?q=%E2%82%AC": "http://ex.com/café?q=€",
@@ -65,11 +61,7 @@ func TestNormalizeURL_CharactersBeyondASCII(t *testing.T) {
 		"http://ex.com/%C3":                   "http://ex.com/%C3",
 		"http://ex.com/%C3%A9%A9":             "http://ex.com/é%A9",
 		"http://ex.com/%ED%A0%80":             "http://ex.com/%ED%A0%80", // a surrogate
-	} {
-		if got := NormalizeURL(in); got != want {
-			t.Errorf("NormalizeURL(%q) = %q, want %q", in, got, want)
-		}
-	}
+	})
 	a := Destination{Provider: "http", ID: "ex.com/café"}.Canonical()
 	b := Destination{Provider: "http", ID: "ex.com/CAFÉ"}.Canonical()
 	c := Destination{Provider: "https", ID: "https://EX.com/CAF%C3%89"}.Canonical()
@@ -82,13 +74,19 @@ func TestNormalizeURL_CharactersBeyondASCII(t *testing.T) {
 // thirty-seventh review: http://%68.com/x was kept apart from
 // http://h.com/x); other escapes there still fail the parse.
 func TestNormalizeURL_UnreservedEscapesInTheHost(t *testing.T) {
-	for in, want := range map[string]string{
+	normalizes(t, map[string]string{
 		"http://%68.com/x":         "http://h.com/x",
 		"http://h%2Ecom/x":         "http://h.com/x",
 		"http://u%40@h%2ecom:80/x": "http://h.com/x",
 		"http://h.com/%68":         "http://h.com/h",
 		"http://h%20.com/x":        "",
-	} {
+	})
+}
+
+// normalizes checks NormalizeURL on each input against its wanted form.
+func normalizes(t *testing.T, cases map[string]string) {
+	t.Helper()
+	for in, want := range cases {
 		if got := NormalizeURL(in); got != want {
 			t.Errorf("NormalizeURL(%q) = %q, want %q", in, got, want)
 		}
