@@ -47,8 +47,8 @@ func NormalizeURL(s string) string {
 	return out
 }
 
-// unreservedInAuthority decodes the %XX of unreserved characters in a
-// URL's authority (http://%68.com/ is http://h.com/, RFC 3986 §6.2.2.2),
+// unreservedInAuthority writes a URL's authority as normalPercent writes a
+// path: it decodes the %XX of unreserved characters (http://%68.com/ is http://h.com/, RFC 3986 §6.2.2.2),
 // which url.Parse refuses there (a thirty-seventh review found such a
 // spelling kept apart from its URL).
 func unreservedInAuthority(s string) string {
@@ -60,22 +60,7 @@ func unreservedInAuthority(s string) string {
 	if j := strings.IndexAny(s[i+3:], "/?#"); j >= 0 {
 		end = i + 3 + j
 	}
-	auth := s[i+3 : end]
-	if !strings.Contains(auth, "%") {
-		return s
-	}
-	var b strings.Builder
-	for k := 0; k < len(auth); k++ {
-		if auth[k] == '%' && k+2 < len(auth) && isHex(auth[k+1]) && isHex(auth[k+2]) {
-			if c := unhex(auth[k+1])<<4 | unhex(auth[k+2]); unreserved(c) {
-				b.WriteByte(c)
-				k += 2
-				continue
-			}
-		}
-		b.WriteByte(auth[k])
-	}
-	return s[:i+3] + b.String() + s[end:]
+	return s[:i+3] + normalPercent(s[i+3:end]) + s[end:]
 }
 
 func unreserved(c byte) bool {

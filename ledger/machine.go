@@ -224,19 +224,21 @@ func conflicting(related []Record, task, key, scope string, titles []string, now
 	for _, t := range titles {
 		give(want, t)
 	}
-	for _, r := range related {
-		if d, ok := destinationOf(r.Key, r.Title); ok {
-			give(d, d.Title)
+	dests := make([]effect.Destination, len(related))
+	readable := make([]bool, len(related))
+	for i, r := range related {
+		if dests[i], readable[i] = destinationOf(r.Key, r.Title); readable[i] {
+			give(dests[i], dests[i].Title)
 		}
 	}
-	for _, r := range related {
+	for i, r := range related {
 		if r.Key == key || r.Scope != scope {
 			continue
 		}
 		// A record whose key cannot be read (written by a version whose
 		// canonical form differed) may be any destination of this
 		// content: it conflicts.
-		if d, ok := destinationOf(r.Key, r.Title); ok && !mayBeSameTitled(d, want, byIdentity) {
+		if readable[i] && !mayBeSameTitled(dests[i], want, byIdentity) {
 			continue
 		}
 		eff := r.Effective(now)
