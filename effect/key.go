@@ -70,6 +70,18 @@ const DefaultPortPattern = `^(http://[^/?#]*):(?:80|443)([/?#]|$)`
 
 var defaultPort = regexp.MustCompile(DefaultPortPattern)
 
+// hostEndSlash reads a backslash that ends the host (h.com\x) as the
+// slash it stands for; later backslashes stay part of the path, which a
+// URL written in full keeps too (http://h.com/a\b is /a%5Cb: a
+// thirty-eighth review found loose spellings read /a\b as /a/b, apart
+// from the full one).
+func hostEndSlash(rest string) string {
+	if i := strings.IndexAny(rest, `/?#\`); i >= 0 && rest[i] == '\\' {
+		return rest[:i] + "/" + rest[i+1:]
+	}
+	return rest
+}
+
 // looseScheme is an http(s) scheme written with other than "//" after it.
 var looseScheme = regexp.MustCompile(`(?i)^(https?):[/\\]*(.*)$`)
 
@@ -183,12 +195,12 @@ func (d Destination) Canonical() Destination {
 			// than two slashes after it (a thirty-sixth review found
 			// http:/ex.com/hook read as the host "http"); a backslash is
 			// read as the slash browsers read it as (a thirty-seventh).
-			if u := NormalizeURL(strings.ToLower(m[1]) + "://" + strings.ReplaceAll(m[2], `\`, "/")); u != "" {
+			if u := NormalizeURL(strings.ToLower(m[1]) + "://" + hostEndSlash(m[2])); u != "" {
 				d.ID = u
 			}
 		} else if !strings.Contains(id, "://") {
 			// No scheme; "//h/x" names the host h too.
-			if u := NormalizeURL("http://" + strings.ReplaceAll(strings.TrimLeft(id, `/\`), `\`, "/")); u != "" {
+			if u := NormalizeURL("http://" + hostEndSlash(strings.TrimLeft(id, `/\`))); u != "" {
 				d.ID = u
 			}
 		}

@@ -203,3 +203,15 @@ func TestCanonical_LooseSchemes(t *testing.T) {
 		t.Errorf("https:/ex.com/hook: %q", got)
 	}
 }
+
+// A backslash in the path stays part of the path whatever the spelling
+// of the rest (a thirty-eighth review: loose spellings read /a\b as /a/b,
+// apart from http://h.com/a\b, and a second send was allowed).
+func TestCanonical_BackslashInThePath(t *testing.T) {
+	want := (Destination{Provider: "http", ID: `http://h.com/a\b`}).Canonical().ID
+	for _, id := range []string{`h.com/a\b`, `HTTP:\\h.com/a\b`, `http://h.com\a\b`, `u@h.com/a\b`, `h.com/a%5Cb`, `\\h.com\a\b`} {
+		if got := (Destination{Provider: "http", ID: id}).Canonical().ID; got != want {
+			t.Errorf("%q: %q, want %q", id, got, want)
+		}
+	}
+}
