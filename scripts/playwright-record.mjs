@@ -2,7 +2,7 @@
 // test (a run and its retry) each choose the same file in a page's file
 // input and press its Send button. The first cannot confirm (the page never
 // shows that the item was sent); the second sends the same file again.
-// transcripts/playwright_record_test.go serves the page and runs this.
+// gate/playwright_record_test.go serves the page and runs this.
 //
 //   node scripts/playwright-record.mjs URL FILE OUTDIR
 //

@@ -1,4 +1,4 @@
-package transcripts_test
+package gate_test
 
 import (
 	"context"
