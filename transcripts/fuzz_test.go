@@ -396,3 +396,22 @@ func TestFuzzSeedsArePresent(t *testing.T) {
 		}
 	}
 }
+
+// A line of white space that JSON does not allow (a form feed, a no-break
+// space) is not blank: it is a problem, in the native reader as in the
+// others (FuzzReadNative found a form feed skipped without a word).
+func TestReadNative_NonJSONWhiteSpaceIsAProblem(t *testing.T) {
+	for _, ws := range []string{"\f", "\v", "\u00a0", "\u0085", " \f "} {
+		for _, format := range []string{FormatNative, ""} {
+			data := []byte(good + "\n" + ws + "\n" + good + "\n")
+			in, _ := fuzzRead(t, data, Options{InputFormat: format})
+			found := false
+			for _, p := range in.Problems {
+				found = found || p.Line == 2
+			}
+			if !found {
+				t.Errorf("format %q: line 2 %q is no problem: %+v", format, ws, in.Problems)
+			}
+		}
+	}
+}

@@ -127,3 +127,20 @@ func (l *lineReader) next() (rawLine, error) {
 		return out, nil
 	}
 }
+
+// blankLine reports whether a JSON Lines reader skips l: JSON white space
+// only (space, tab, CR, LF). Any other character, a form feed or a Unicode
+// space included, is not JSON, and the line is a problem, not lost (the
+// native reader once trimmed Unicode white space here, and a line of a
+// form feed vanished without a word: FuzzReadNative).
+func blankLine(l rawLine) bool {
+	if l.tooLong {
+		return false
+	}
+	for _, c := range l.bytes {
+		if !isSpace(c) {
+			return false
+		}
+	}
+	return true
+}

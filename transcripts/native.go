@@ -1,7 +1,6 @@
 package transcripts
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -231,9 +230,7 @@ func jsonLines(src io.Reader, in *Input, maxLine int, taskField string, handle f
 				Message: "input ends early: " + err.Error()})
 			return
 		}
-		// Blank: JSON white space only (no copy of a long line; other
-		// characters, Unicode spaces included, are not JSON and a problem).
-		if len(bytes.Trim(l.bytes, " \t\r\n")) == 0 && !l.tooLong {
+		if blankLine(l) {
 			continue
 		}
 		in.Records++
@@ -336,7 +333,7 @@ func (nr *nativeRead) lines(lr *lineReader, in *Input, keep func(string) bool, e
 		if l.unterminated && before != nil {
 			before(l)
 		}
-		if len(bytes.TrimSpace(l.bytes)) == 0 && !l.tooLong {
+		if blankLine(l) {
 			continue
 		}
 		in.Records++
