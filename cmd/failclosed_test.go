@@ -311,6 +311,13 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		// characters in %XX form in the host.
 		{"url-backslash-and-host-escapes", `HTTP:\\h.com\x is http://h.com/x`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/HTTP:\\h.com\x`, "--sha256", strings.Repeat("a", 64)}},
 		{"url-backslash-and-host-escapes", "http://%68.com/x is http://h.com/x", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/http://%68.com/x", "--sha256", strings.Repeat("a", 64)}},
+		// A thirty-ninth review: a WHATWG parser (a browser, Node's fetch)
+		// reads a backslash in an http(s) path as a slash; servers merge
+		// slashes, route /hook/ as /hook and may decode %2F.
+		{"url-path-separators", `https://h.com/hooks\a is the request https://h.com/hooks/a`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://h.com/hooks\a`, "--sha256", strings.Repeat("a", 64)}},
+		{"url-path-separators", "and so may be /hooks%2Fa", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://h.com/hooks%2Fa", "--sha256", strings.Repeat("a", 64)}},
+		{"url-path-separators", "and /hooks//a/", []string{"--task", "t9", "--checkpoint", "send", "--destination", "https/h.com/hooks//a/", "--sha256", strings.Repeat("a", 64)}},
+		{"url-path-separators", `and h.com\hooks\a`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/h.com\hooks\a`, "--sha256", strings.Repeat("a", 64)}},
 		// The same review: titles that differ by a simple case fold only.
 		{"title-long-s", "a keyless send to \"#ſales\" may have gone to \"#Sales\"", []string{"--task", "t9", "--checkpoint", "send", "--title", "#Sales", "--sha256", h}},
 		{"title-final-sigma-keyed", "a send to chat/ΟΔΟΣ consumed chat/οδος", []string{"--task", "t9", "--checkpoint", "send", "--destination", "chat/οδος", "--sha256", h}},

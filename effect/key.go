@@ -46,6 +46,12 @@ func (d Destination) Weak() bool {
 // adversarial review found the check allowed), and a server that
 // redirects http://h/hook to https://h/hook receives one request under
 // either. Keys stay exact; only "may be the same" widens.
+//
+// A URL's path folds its separators too (foldedPath): a browser, Node's
+// fetch and every WHATWG parser read a backslash in an http(s) path as a
+// slash, so http://h/a\b is the request http://h/a/b (review 39 found
+// the second allowed after the first was sent); servers merge runs of
+// slashes (nginx), route /hook/ as /hook (Express) and may decode %2F.
 func (d Destination) FoldedIdentity() string {
 	p, id := FoldCase(strings.TrimSpace(d.Provider)), FoldCase(strings.TrimSpace(d.ID))
 	if p == "http" || p == "https" {
@@ -56,9 +62,35 @@ func (d Destination) FoldedIdentity() string {
 		case !strings.HasPrefix(id, "http://"):
 			id = "http://" + id // a URL written without its scheme
 		}
-		id = defaultPort.ReplaceAllString(id, "$1$2")
+		id = defaultPort.ReplaceAllString(foldedPath(id), "$1$2")
 	}
 	return p + "/" + id
+}
+
+// HTTPPartsPattern splits a folded http:// URL into its authority, its
+// path and the rest (query, fragment). rules.rego's folded_path uses the
+// same pattern.
+const HTTPPartsPattern = `(?s)^http://([^/\\?#]*)([^?#]*)(.*)$`
+
+var (
+	httpParts = regexp.MustCompile(HTTPPartsPattern)
+	slashRuns = regexp.MustCompile(`/+`)
+)
+
+// foldedPath folds a URL's path separators for "may be the same": a
+// backslash, %5c and %2f (letter case already folded) read as a slash,
+// runs of slashes as one, and a trailing slash is dropped. Only the path:
+// a query's backslash is its own. rules.rego's folded_path does the same,
+// step by step (each step writes only slashes, which no later step reads
+// as anything but a slash).
+func foldedPath(u string) string {
+	m := httpParts.FindStringSubmatch(u)
+	if m == nil {
+		return u
+	}
+	path := strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(m[2], `\`, "/"), "%5c", "/"), "%2f", "/")
+	path = strings.TrimRight(slashRuns.ReplaceAllString(path, "/"), "/")
+	return "http://" + m[1] + path + m[3]
 }
 
 // DefaultPortPattern finds the port of either scheme's default (80, 443)

@@ -215,3 +215,26 @@ func TestCanonical_BackslashInThePath(t *testing.T) {
 		}
 	}
 }
+
+// A URL's path separators fold for "may be the same": WHATWG parsers read
+// a backslash in an http(s) path as a slash, nginx merges slashes, Express
+// routes /hook/ as /hook, and a server may decode %2F. A query is its own,
+// and other paths stay apart.
+func TestMayBeSame_URLPathSeparators(t *testing.T) {
+	sent := Destination{Provider: "https", ID: "https://h.com/hooks/a"}
+	for _, id := range []string{`https://h.com/hooks\a`, `http://h.com\hooks\a`, "https://h.com/hooks%5Ca", "https://h.com/hooks%2fA",
+		"https://h.com//hooks///a", "https://h.com/hooks/a/", `h.com\hooks\a\`, "H.COM:443/hooks/a//"} {
+		if d := (Destination{Provider: "http", ID: id}); !MayBeSame(sent, d) || !MayBeSame(d, sent) {
+			t.Errorf("%q: not the same as %q (%q, %q)", id, sent.ID, d.FoldedIdentity(), sent.FoldedIdentity())
+		}
+	}
+	for _, id := range []string{"https://h.com/hooks/b", "https://h.com/hooksa", "https://h.com/hooks/a?x", "https://h.com/hooks-a", "https://g.com/hooks/a"} {
+		if d := (Destination{Provider: "http", ID: id}); MayBeSame(sent, d) {
+			t.Errorf("%q: the same as %q", id, sent.ID)
+		}
+	}
+	q1, q2 := Destination{Provider: "http", ID: `http://h.com/a?x=\b`}, Destination{Provider: "http", ID: "http://h.com/a?x=/b"}
+	if MayBeSame(q1, q2) {
+		t.Errorf("a query's backslash is folded: %q", q1.FoldedIdentity())
+	}
+}

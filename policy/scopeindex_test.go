@@ -161,7 +161,8 @@ func TestFoldedIdentity_IsTheIndexs(t *testing.T) {
 	}
 	for _, p := range []string{"http", "HTTPS", " https ", "Http", "httpss", "http s", "ftp"} {
 		for _, id := range []string{"https://h/x", "HTTPS://H/x", "http://h/x", " https://h/x", "https:/h/x", "httpS://İ/x", "https://", "h/x", "xhttps://h",
-			"https://h:443/x", "http://h:443/x", "HTTP://H:80", "http://[::1]:443/x", "h:80/x", "http://h:8080/x", "http://h:443?x", "https://h:80#f", "http://h:4430/x", "http://[::443]/x", ""} {
+			"https://h:443/x", "http://h:443/x", "HTTP://H:80", "http://[::1]:443/x", "h:80/x", "http://h:8080/x", "http://h:443?x", "https://h:80#f", "http://h:4430/x", "http://[::443]/x", "",
+			`http://h/a\b`, `h.com\a\\b\`, "http://h/a%5Cb", "http://h/a%2fb", "http://h//a///b/", "http://h/a/b?c\\d//e/", "https://h:443\\x", "http://h/", "http://h?x#y/", "http://h/a\nb//", "http://h\n/x/"} {
 			ds = append(ds, analyzer.Destination{Provider: p, ID: id})
 		}
 	}

@@ -402,6 +402,10 @@ func Run(t *testing.T, open Opener) {
 		want(t, "G claims it under http", claimT("G", h.String(), ""), false, ledger.ClaimedByOther, ledger.Free, 0)
 		want(t, "G claims its http:// twin", claimT("G", plain.String(), ""), false, ledger.ClaimedByOther, ledger.Free, 0)
 		want(t, "G claims another path", claimT("G", elsewhere.String(), ""), true, "", ledger.Claimed, 8)
+		// The same path with a backslash for a slash (a WHATWG parser's
+		// request) or a trailing slash (the thirty-ninth review).
+		back, _ := effect.NewKey(effect.Destination{Provider: "http", ID: `https://example.com\hook\`}, sha3)
+		want(t, "G claims the backslashed spelling", claimT("G", back.String(), ""), false, ledger.ClaimedByOther, ledger.Free, 0)
 		// Titles and ids that differ by a simple case fold (the long s).
 		longS, _ := effect.NewKey(effect.Destination{Title: "#ſales"}, sha3)
 		s, _ := effect.NewKey(effect.Destination{Provider: "slack", ID: "C7"}, sha3)

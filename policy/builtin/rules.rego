@@ -854,7 +854,15 @@ fold_case(s) := lower(upper(s))
 
 # A URL with the scheme http (https folded into it, or none written) and
 # neither scheme's default port: effect.DefaultPortPattern.
-folded_url(u) := regex.replace(with_http_scheme(u), `^(http://[^/?#]*):(?:80|443)([/?#]|$)`, "$1$2")
+folded_url(u) := regex.replace(folded_path(with_http_scheme(u)), `^(http://[^/?#]*):(?:80|443)([/?#]|$)`, "$1$2")
+
+# A URL's path with its separators folded (effect's foldedPath): a
+# backslash, %5c and %2f read as a slash (WHATWG parsers read a backslash
+# as one; servers may decode %2F), runs of slashes as one (nginx), and no
+# trailing slash (Express routes /hook/ as /hook). The query is left as it is.
+folded_path(u) := concat("", ["http://", m[1], trim_right(regex.replace(replace(replace(replace(m[2], `\`, "/"), "%5c", "/"), "%2f", "/"), "/+", "/"), "/"), m[3]]) if {
+	m := regex.find_all_string_submatch_n(`(?s)^http://([^/\\?#]*)([^?#]*)(.*)$`, u, 1)[0]
+} else := u
 
 with_http_scheme(u) := concat("", ["http://", trim_prefix(u, "https://")]) if startswith(u, "https://")
 
