@@ -318,6 +318,19 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		{"url-path-separators", "and so may be /hooks%2Fa", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://h.com/hooks%2Fa", "--sha256", strings.Repeat("a", 64)}},
 		{"url-path-separators", "and /hooks//a/", []string{"--task", "t9", "--checkpoint", "send", "--destination", "https/h.com/hooks//a/", "--sha256", strings.Repeat("a", 64)}},
 		{"url-path-separators", `and h.com\hooks\a`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/h.com\hooks\a`, "--sha256", strings.Repeat("a", 64)}},
+		// The fortieth review: a backslash beside a dot segment. A WHATWG
+		// parser reads /hooks/x\..\a as /hooks/x/../a, which is /hooks/a.
+		{"url-path-separators", `and /hooks/x\..\a`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://h.com/hooks/x\..\a`, "--sha256", strings.Repeat("a", 64)}},
+		{"url-path-separators", `and /hooks\.\a`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://h.com/hooks\.\a`, "--sha256", strings.Repeat("a", 64)}},
+		{"url-path-separators", `and /hooks/a\.`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://h.com/hooks/a\.`, "--sha256", strings.Repeat("a", 64)}},
+		{"url-path-separators", "and /hooks/x/%2e%2E%5Ca", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://h.com/hooks/x/%2e%2E%5Ca", "--sha256", strings.Repeat("a", 64)}},
+		// The same review: a WHATWG parser writes an IP address in one
+		// form, reads a port as a number and removes tabs and newlines.
+		{"url-host-spellings", "https://2130706433/hooks/a is https://127.0.0.1/hooks/a", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://2130706433/hooks/a", "--sha256", strings.Repeat("a", 64)}},
+		{"url-host-spellings", "and so is 0x7f.1", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://0x7f.1/hooks/a", "--sha256", strings.Repeat("a", 64)}},
+		{"url-host-spellings", "[0:0::1] is [::1]", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://[0:0::1]/hooks/b", "--sha256", strings.Repeat("a", 64)}},
+		{"url-host-spellings", ":0443 is the default port", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://h.com:0443/hooks/c", "--sha256", strings.Repeat("a", 64)}},
+		{"url-host-spellings", "a tab in the path is removed", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://h.com/hoo\tks/c", "--sha256", strings.Repeat("a", 64)}},
 		// The same review: titles that differ by a simple case fold only.
 		{"title-long-s", "a keyless send to \"#ſales\" may have gone to \"#Sales\"", []string{"--task", "t9", "--checkpoint", "send", "--title", "#Sales", "--sha256", h}},
 		{"title-final-sigma-keyed", "a send to chat/ΟΔΟΣ consumed chat/οδος", []string{"--task", "t9", "--checkpoint", "send", "--destination", "chat/οδος", "--sha256", h}},
@@ -390,6 +403,26 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 				t.Errorf("%s: exit %d, want a stop:\n%s", c.why, code, out)
 			}
 		})
+	}
+}
+
+// The URL spelling folders stop for their spellings only: another path
+// or host with the same content is allowed, so those stops are the
+// spellings' doing.
+func TestCheck_URLSpellingFoldersAllowOtherDestinations(t *testing.T) {
+	for _, c := range [][2]string{
+		{"url-path-separators", "https://h.com/hooks/b"},
+		{"url-path-separators", `https://h.com/hooks\x\..\b`},
+		{"url-host-spellings", "https://h.com/hooks/d"},
+		{"url-host-spellings", "https://127.0.0.2/hooks/a"},
+		{"url-host-spellings", "https://[::2]/hooks/b"},
+		{"url-host-spellings", "https://h.com:4430/hooks/c"},
+	} {
+		out, _, code := runWith(t, "", builtinRules(t), "check", "--no-cache", "--task", "t9", "--checkpoint", "send", "--destination", "http/"+c[1],
+			"--sha256", strings.Repeat("a", 64), filepath.Join("..", "testdata", "adversarial", c[0]))
+		if code != ExitOK {
+			t.Errorf("%s %s: exit %d, want an allow:\n%s", c[0], c[1], code, out)
+		}
 	}
 }
 

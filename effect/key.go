@@ -77,28 +77,59 @@ var (
 	slashRuns = regexp.MustCompile(`/+`)
 )
 
-// foldedPath folds a URL's path separators for "may be the same": a
-// backslash, %5c and %2f (letter case already folded) read as a slash,
-// runs of slashes as one, and a trailing slash is dropped. Only the path:
-// a query's backslash is its own. rules.rego's folded_path does the same,
-// step by step (each step writes only slashes, which no later step reads
-// as anything but a slash).
+// foldedPath folds a URL's path for "may be the same": a backslash, %5c
+// and %2f (letter case already folded) read as a slash and %2e as a dot;
+// then "." and ".." segments go, as a WHATWG parser removes them from
+// the path it has read (https://h/x\..\a is the request https://h/a: a
+// fortieth review found it allowed after /a was sent, the key having
+// kept \..\ as %5C..%5C); then runs of slashes read as one and a
+// trailing slash is dropped. Only the path: a query's backslash is its
+// own. rules.rego's folded_path does the same, step by step (each
+// replacement writes only a slash or a dot, which no later replacement
+// reads).
 func foldedPath(u string) string {
 	m := httpParts.FindStringSubmatch(u)
 	if m == nil {
 		return u
 	}
 	path := strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(m[2], `\`, "/"), "%5c", "/"), "%2f", "/")
+	path = dotSegmentsRemoved(strings.ReplaceAll(path, "%2e", "."))
 	path = strings.TrimRight(slashRuns.ReplaceAllString(path, "/"), "/")
 	return "http://" + m[1] + path + m[3]
+}
+
+// dotSegmentsRemoved removes the "." and ".." segments of a path that is
+// empty or starts with a slash, as RFC 3986 §5.2.4 and WHATWG do: an
+// empty segment counts as one (/a//.. is /a/), and ".." at the root is
+// dropped. The trailing slash a last dot segment leaves is not written
+// (foldedPath drops it anyway). rules.rego's dot_segments_removed says
+// the same without a loop.
+func dotSegmentsRemoved(p string) string {
+	if !strings.HasPrefix(p, "/") || !strings.Contains(p, ".") {
+		return p
+	}
+	var kept []string
+	for _, seg := range strings.Split(p[1:], "/") {
+		switch seg {
+		case ".":
+		case "..":
+			if len(kept) > 0 {
+				kept = kept[:len(kept)-1]
+			}
+		default:
+			kept = append(kept, seg)
+		}
+	}
+	return "/" + strings.Join(kept, "/")
 }
 
 // DefaultPortPattern finds the port of either scheme's default (80, 443)
 // in a URL FoldedIdentity has given the scheme http: with the scheme
 // folded, https://h:443/ and http://h:80/ are both http://h/ (a key's
-// canonical URL drops only its own scheme's default). rules.rego's
+// canonical URL drops only its own scheme's default), written with
+// leading zeros or not. rules.rego's
 // folded_url uses the same pattern (Go's regexp is OPA's).
-const DefaultPortPattern = `^(http://[^/?#]*):(?:80|443)([/?#]|$)`
+const DefaultPortPattern = `^(http://[^/?#]*):0*(?:80|443)([/?#]|$)`
 
 var defaultPort = regexp.MustCompile(DefaultPortPattern)
 

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"pgregory.net/rapid"
 )
 
 const hello = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824" // sha256("hello")
@@ -237,4 +239,37 @@ func TestMayBeSame_URLPathSeparators(t *testing.T) {
 	if MayBeSame(q1, q2) {
 		t.Errorf("a query's backslash is folded: %q", q1.FoldedIdentity())
 	}
+}
+
+// A WHATWG parser (a browser, Node's fetch) sends one request for every
+// spelling of a path that differs in a slash written as a backslash, in
+// "." and "x/.." segments (spelled with %2E too) and, at the server, in
+// %2F, %5C, runs of slashes and a trailing slash. Each such spelling of a
+// sent URL may be the same; another last segment may not (a fortieth
+// review found /x\..\a allowed after /a was sent).
+func TestMayBeSame_AnySpellingOfOnePath(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		segs := rapid.SliceOfN(rapid.SampledFrom([]string{"a", "b", "hooks", "x.y"}), 1, 6).Draw(t, "path")
+		sent := Destination{Provider: "https", ID: "https://h.com/" + strings.Join(segs, "/")}
+		var b strings.Builder
+		b.WriteString("https://h.com")
+		seps := []string{"/", `\`, "//", "/./", "/%2E/", "/z/../", "/z/%2e%2E/", `\.\`, "//../", "%5C", "%2f"}
+		for i, seg := range segs {
+			if i == 0 { // %5C and %2F after the host are part of it
+				b.WriteString(rapid.SampledFrom(seps[:len(seps)-2]).Draw(t, "first sep"))
+			} else {
+				b.WriteString(rapid.SampledFrom(seps).Draw(t, "sep"))
+			}
+			b.WriteString(seg)
+		}
+		b.WriteString(rapid.SampledFrom([]string{"", "/", "/.", `\.`, "//", "/z/.."}).Draw(t, "end"))
+		spelled := Destination{Provider: "http", ID: b.String()}
+		if !MayBeSame(sent, spelled) || !MayBeSame(spelled.Canonical(), sent.Canonical()) {
+			t.Fatalf("%q is not %q (%q, %q)", spelled.ID, sent.ID, spelled.FoldedIdentity(), sent.FoldedIdentity())
+		}
+		other := Destination{Provider: "http", ID: b.String() + "/c"}
+		if MayBeSame(sent, other) || MayBeSame(sent.Canonical(), other.Canonical()) {
+			t.Fatalf("%q is %q (%q)", other.ID, sent.ID, other.FoldedIdentity())
+		}
+	})
 }

@@ -1,7 +1,10 @@
 package effect
 
 import (
+	"fmt"
+	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -18,7 +21,10 @@ import (
 // destination given on the command line (check --destination http/URL)
 // should be passed through it too.
 func NormalizeURL(s string) string {
-	u, err := url.Parse(unreservedInAuthority(strings.TrimSpace(s)))
+	// A WHATWG parser removes every ASCII tab and newline first (a
+	// fortieth review: https://h/ho<TAB>ok was kept apart from /hook).
+	s = tabsAndNewlines.Replace(strings.TrimSpace(s))
+	u, err := url.Parse(unreservedInAuthority(s))
 	if err != nil || u.Host == "" || u.Opaque != "" {
 		return ""
 	}
@@ -30,12 +36,20 @@ func NormalizeURL(s string) string {
 	port := ""
 	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
 		host, port = host[:i], host[i:]
-		if p := port[1:]; p == "" || (scheme == "http" && p == "80") || (scheme == "https" && p == "443") {
+		// The port is a number: :0443 is :443 (the fortieth review).
+		p := port[1:]
+		if p != "" {
+			if p = strings.TrimLeft(p, "0"); p == "" {
+				p = "0"
+			}
+		}
+		port = ":" + p
+		if p == "" || (scheme == "http" && p == "80") || (scheme == "https" && p == "443") {
 			port = ""
 		}
 	}
 	// A fully qualified name (a trailing dot) is the same host.
-	host = strings.TrimSuffix(host, ".") + port
+	host = addressHost(strings.TrimSuffix(host, ".")) + port
 	p := removeDotSegments(normalPercent(u.EscapedPath()))
 	if p == "" {
 		p = "/"
@@ -46,6 +60,72 @@ func NormalizeURL(s string) string {
 	}
 	return out
 }
+
+// addressHost writes an IP address host in one form, as a WHATWG parser
+// does before it connects: an IPv6 address compressed ([0:0::1] is [::1])
+// and an IPv4 address in dotted decimal, however its parts were written
+// (2130706433, 0x7f.1 and 0177.0.0.1 are 127.0.0.1). Any other host is
+// returned as it is. The fortieth review found each spelling allowed
+// after the other was sent.
+func addressHost(host string) string {
+	if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") && !strings.Contains(host, "%") {
+		if a, err := netip.ParseAddr(host[1 : len(host)-1]); err == nil && a.Is6() {
+			return "[" + a.String() + "]"
+		}
+		return host
+	}
+	parts := strings.Split(host, ".")
+	if len(parts) > 4 || !numericPart(parts[len(parts)-1]) {
+		return host
+	}
+	var ip uint64
+	for i, part := range parts {
+		n, ok := ipv4Number(part)
+		last := i == len(parts)-1
+		if !ok || (!last && n > 255) || (last && n >= 1<<(8*(5-len(parts)))) {
+			return host // not an address a parser accepts
+		}
+		if last {
+			ip = ip<<(8*(5-len(parts))) | n
+		} else {
+			ip = ip<<8 | n
+		}
+	}
+	return fmt.Sprintf("%d.%d.%d.%d", ip>>24&255, ip>>16&255, ip>>8&255, ip&255)
+}
+
+// numericPart reports whether a host's last label makes it an IPv4
+// address for a WHATWG parser: digits, or 0x and hex digits.
+func numericPart(s string) bool {
+	if s == "" {
+		return false
+	}
+	if h, ok := strings.CutPrefix(s, "0x"); ok {
+		return strings.Trim(h, "0123456789abcdef") == ""
+	}
+	return strings.Trim(s, "0123456789") == ""
+}
+
+// ipv4Number reads one part of an IPv4 host as a WHATWG parser does:
+// hex after 0x, octal after a leading 0, decimal otherwise.
+func ipv4Number(s string) (uint64, bool) {
+	base := 10
+	switch {
+	case strings.HasPrefix(s, "0x"):
+		s, base = s[2:], 16
+		if s == "" {
+			return 0, true
+		}
+	case len(s) > 1 && s[0] == '0':
+		s, base = s[1:], 8
+	case s == "":
+		return 0, false
+	}
+	n, err := strconv.ParseUint(s, base, 64)
+	return n, err == nil && n <= 1<<32
+}
+
+var tabsAndNewlines = strings.NewReplacer("\t", "", "\n", "", "\r", "")
 
 // unreservedInAuthority writes a URL's authority as normalPercent writes a
 // path: it decodes the %XX of unreserved characters (http://%68.com/ is http://h.com/, RFC 3986 §6.2.2.2),

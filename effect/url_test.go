@@ -92,3 +92,36 @@ func normalizes(t *testing.T, cases map[string]string) {
 		}
 	}
 }
+
+// A WHATWG parser (a browser, Node's fetch) removes ASCII tabs and
+// newlines, reads a port as a number and writes an IP address host in one
+// form before it connects; each spelling of one request is one
+// destination (a fortieth review found each allowed after the other was
+// sent). Hosts a parser refuses are left as they are.
+func TestNormalizeURL_AddressesPortsAndTabs(t *testing.T) {
+	normalizes(t, map[string]string{
+		"https://h.com/ho\tok\n":          "https://h.com/hook",
+		"https://h.\r\ncom/hook":          "https://h.com/hook",
+		"https://h.com:0443/hook":         "https://h.com/hook",
+		"https://h.com:00443/hook":        "https://h.com/hook",
+		"http://h.com:08080/hook":         "http://h.com:8080/hook",
+		"http://h.com:000/hook":           "http://h.com:0/hook",
+		"http://h.com:0/hook":             "http://h.com:0/hook",
+		"http://2130706433/hook":          "http://127.0.0.1/hook",
+		"http://0x7f.1/hook":              "http://127.0.0.1/hook",
+		"http://0177.0.0.01/hook":         "http://127.0.0.1/hook",
+		"http://127.1/hook":               "http://127.0.0.1/hook",
+		"http://0x7F000001./hook":         "http://127.0.0.1/hook",
+		"http://1.2.65535/":               "http://1.2.255.255/",
+		"http://[0:0::1]/hook":            "http://[::1]/hook",
+		"http://[0000::0001]:80/hook":     "http://[::1]/hook",
+		"http://[::FFFF:102:304]/hook":    "http://[::ffff:1.2.3.4]/hook",
+		"http://1.2.3.256/hook":           "http://1.2.3.256/hook", // refused by a parser: left alone
+		"http://1.2.3.4.5/hook":           "http://1.2.3.4.5/hook",
+		"http://a.1/hook":                 "http://a.1/hook",
+		"http://09/hook":                  "http://09/hook",
+		"http://4294967296/hook":          "http://4294967296/hook",
+		"http://example.com.123x/hook":    "http://example.com.123x/hook",
+		"http://[fe80::1%25eth0]:80/hook": "http://[fe80::1%eth0]/hook", // a zone: left alone
+	})
+}

@@ -162,7 +162,8 @@ func TestFoldedIdentity_IsTheIndexs(t *testing.T) {
 	for _, p := range []string{"http", "HTTPS", " https ", "Http", "httpss", "http s", "ftp"} {
 		for _, id := range []string{"https://h/x", "HTTPS://H/x", "http://h/x", " https://h/x", "https:/h/x", "httpS://İ/x", "https://", "h/x", "xhttps://h",
 			"https://h:443/x", "http://h:443/x", "HTTP://H:80", "http://[::1]:443/x", "h:80/x", "http://h:8080/x", "http://h:443?x", "https://h:80#f", "http://h:4430/x", "http://[::443]/x", "",
-			`http://h/a\b`, `h.com\a\\b\`, "http://h/a%5Cb", "http://h/a%2fb", "http://h//a///b/", "http://h/a/b?c\\d//e/", "https://h:443\\x", "http://h/", "http://h?x#y/", "http://h/a\nb//", "http://h\n/x/"} {
+			`http://h/a\b`, `h.com\a\\b\`, "http://h/a%5Cb", "http://h/a%2fb", "http://h//a///b/", "http://h/a/b?c\\d//e/", "https://h:443\\x", "http://h/", "http://h?x#y/", "http://h/a\nb//", "http://h\n/x/",
+			`https://h/hooks\.\a`, `https://h/hooks/x\..\a`, "https://h/a%5C.", "http://h/x/%2e%2E%5ca", "http://h/..", "http://h/a//..", "http://h/../../a/./b/c/../", "http://h/a/.b/..c/...", "http://h/x?/../a"} {
 			ds = append(ds, analyzer.Destination{Provider: p, ID: id})
 		}
 	}
@@ -198,4 +199,43 @@ func caseRunes() []rune {
 		}
 	}
 	return rs
+}
+
+// The rules fold a URL's path as effect does, whatever mix of separators,
+// dot segments and empty segments it holds: a random path per id, a
+// batch of ids per evaluation.
+func TestFoldedPath_RulesAreGos(t *testing.T) {
+	e := builtinEngine(t)
+	pq, err := rego.New(rego.Compiler(e.compiler), rego.Store(e.store),
+		rego.Query(`x := [data.effectlint.folded_identity(d) | some d in input]`)).PrepareForEval(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := []string{"a", "B", "", ".", "..", "%2e", "%2E%2e", ".%2E", "...", ".a", "a.", `\`, "%5C", "%2f", "/", "//", "?", "#", "?..", ":443", "İ", "%"}
+	rapid.Check(t, func(t *rapid.T) {
+		ids := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) string {
+			var b strings.Builder
+			b.WriteString(rapid.SampledFrom([]string{"https://h", "http://h.com:80", "h", `h\`, "http://h?"}).Draw(t, "host"))
+			for _, p := range rapid.SliceOfN(rapid.SampledFrom(parts), 0, 12).Draw(t, "parts") {
+				if rapid.Bool().Draw(t, "slash") {
+					b.WriteString("/")
+				}
+				b.WriteString(p)
+			}
+			return b.String()
+		}), 1, 50).Draw(t, "ids")
+		in := make([]any, len(ids))
+		for i, id := range ids {
+			in[i] = map[string]any{"provider": "https", "id": id}
+		}
+		rs, err := pq.Eval(context.Background(), rego.EvalInput(in))
+		if err != nil || len(rs) != 1 {
+			t.Fatalf("%v %v", rs, err)
+		}
+		for i, got := range rs[0].Bindings["x"].([]any) {
+			if want := (analyzer.Destination{Provider: "https", ID: ids[i]}).FoldedIdentity(); got != want {
+				t.Fatalf("%q: the rules fold %q, effect %q", ids[i], got, want)
+			}
+		}
+	})
 }

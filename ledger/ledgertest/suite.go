@@ -406,6 +406,11 @@ func Run(t *testing.T, open Opener) {
 		// request) or a trailing slash (the thirty-ninth review).
 		back, _ := effect.NewKey(effect.Destination{Provider: "http", ID: `https://example.com\hook\`}, sha3)
 		want(t, "G claims the backslashed spelling", claimT("G", back.String(), ""), false, ledger.ClaimedByOther, ledger.Free, 0)
+		// A backslash beside a dot segment: /x\..\hook is /hook (the fortieth).
+		dotted, _ := effect.NewKey(effect.Destination{Provider: "http", ID: `https://example.com/x\..\hook`}, sha3)
+		want(t, "G claims the spelling with a dot segment", claimT("G", dotted.String(), ""), false, ledger.ClaimedByOther, ledger.Free, 0)
+		zeros, _ := effect.NewKey(effect.Destination{Provider: "http", ID: "https://example.com:0443/hook"}, sha3)
+		want(t, "G claims the port written 0443", claimT("G", zeros.String(), ""), false, ledger.ClaimedByOther, ledger.Free, 0)
 		// Titles and ids that differ by a simple case fold (the long s).
 		longS, _ := effect.NewKey(effect.Destination{Title: "#ſales"}, sha3)
 		s, _ := effect.NewKey(effect.Destination{Provider: "slack", ID: "C7"}, sha3)

@@ -854,15 +854,47 @@ fold_case(s) := lower(upper(s))
 
 # A URL with the scheme http (https folded into it, or none written) and
 # neither scheme's default port: effect.DefaultPortPattern.
-folded_url(u) := regex.replace(folded_path(with_http_scheme(u)), `^(http://[^/?#]*):(?:80|443)([/?#]|$)`, "$1$2")
+folded_url(u) := regex.replace(folded_path(with_http_scheme(u)), `^(http://[^/?#]*):0*(?:80|443)([/?#]|$)`, "$1$2")
 
-# A URL's path with its separators folded (effect's foldedPath): a
-# backslash, %5c and %2f read as a slash (WHATWG parsers read a backslash
-# as one; servers may decode %2F), runs of slashes as one (nginx), and no
-# trailing slash (Express routes /hook/ as /hook). The query is left as it is.
-folded_path(u) := concat("", ["http://", m[1], trim_right(regex.replace(replace(replace(replace(m[2], `\`, "/"), "%5c", "/"), "%2f", "/"), "/+", "/"), "/"), m[3]]) if {
+# A URL's path folded (effect's foldedPath): a backslash, %5c and %2f read
+# as a slash (WHATWG parsers read a backslash as one; servers may decode
+# %2F) and %2e as a dot; "." and ".." segments removed (as a WHATWG parser
+# removes them from the path it has read); runs of slashes as one (nginx),
+# and no trailing slash (Express routes /hook/ as /hook). The query is
+# left as it is.
+folded_path(u) := concat("", ["http://", m[1], trim_right(regex.replace(path, "/+", "/"), "/"), m[3]]) if {
 	m := regex.find_all_string_submatch_n(`(?s)^http://([^/\\?#]*)([^?#]*)(.*)$`, u, 1)[0]
+	path := dot_segments_removed(replace(replace(replace(replace(m[2], `\`, "/"), "%5c", "/"), "%2f", "/"), "%2e", "."))
 } else := u
+
+# A path, empty or starting with a slash, without its "." and ".."
+# segments (effect's dotSegmentsRemoved: an empty segment counts, ".." at
+# the root is dropped), said without a loop. With the "." segments left
+# out, the segments before position k leave a stack whose depth, counted
+# without a floor, is level(k) = opens before k - ".."s before k (for the
+# j-th open at k, 2j - k; for the j-th ".." at k, k - 2j). A segment is
+# kept when the walk of levels never comes back down to its level: it is
+# the last segment at its level, and its level is below the end's. Two
+# sorts make it n log n in the number of segments.
+dot_segments_removed(p) := p if {
+	not startswith(p, "/")
+} else := p if {
+	not contains(p, ".")
+} else := concat("/", ["", concat("/", [segs[k] | some k in kept_segments(segs)])]) if {
+	segs := [s | some s in array.slice(split(p, "/"), 1, count(p) + 1); s != "."]
+}
+
+kept_segments(segs) := sort([k |
+	some i, [level, k] in levels
+	level < end
+	next := i + 1
+	not levels[next][0] == level
+]) if {
+	opens := [k | some k, s in segs; s != ".."]
+	dots := [k | some k, s in segs; s == ".."]
+	levels := sort(array.concat([[(2 * j) - k, k] | some j, k in opens], [[k - (2 * j), k] | some j, k in dots]))
+	end := count(opens) - count(dots)
+}
 
 with_http_scheme(u) := concat("", ["http://", trim_prefix(u, "https://")]) if startswith(u, "https://")
 
