@@ -164,8 +164,10 @@ func (f *Facts) titlesOf(d Destination) []string {
 		set[t] = true
 	}
 	if !d.Weak() {
-		for _, t := range f.identityTitles()[d.FoldedIdentity()] {
-			set[t] = true
+		for _, id := range d.FoldedIdentities() {
+			for _, t := range f.identityTitles()[id] {
+				set[t] = true
+			}
 		}
 	} else {
 		for _, identity := range f.identitiesOf(d) {
@@ -214,15 +216,17 @@ func (f *Facts) identityTitles() map[string][]string {
 		for _, t := range f.Tasks {
 			for _, in := range t.Intents {
 				if in.Destination.Title != "" && !in.Destination.Weak() {
-					k := in.Destination.FoldedIdentity()
-					f.titlesByIdentity[k] = append(f.titlesByIdentity[k], effect.FoldedTitle(in.Destination.Title))
+					for _, k := range in.Destination.FoldedIdentities() {
+						f.titlesByIdentity[k] = append(f.titlesByIdentity[k], effect.FoldedTitle(in.Destination.Title))
+					}
 				}
 			}
 		}
 		for _, a := range f.Authorizations {
 			if d, ok := a.titled(); ok {
-				k := d.FoldedIdentity()
-				f.titlesByIdentity[k] = append(f.titlesByIdentity[k], a.title)
+				for _, k := range d.FoldedIdentities() {
+					f.titlesByIdentity[k] = append(f.titlesByIdentity[k], a.title)
+				}
 			}
 		}
 	}

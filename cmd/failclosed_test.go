@@ -324,6 +324,15 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		{"url-path-separators", `and /hooks\.\a`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://h.com/hooks\.\a`, "--sha256", strings.Repeat("a", 64)}},
 		{"url-path-separators", `and /hooks/a\.`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://h.com/hooks/a\.`, "--sha256", strings.Repeat("a", 64)}},
 		{"url-path-separators", "and /hooks/x/%2e%2E%5Ca", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://h.com/hooks/x/%2e%2E%5Ca", "--sha256", strings.Repeat("a", 64)}},
+		// The forty-first: a ".." that pops a segment a backslash parts
+		// (a browser sends /hooks/a; a key that removed the dot segments
+		// as curl does had lost it), %2F beside them, and a %5C inside a
+		// popped segment, which only curl's reading pops whole.
+		{"url-path-separators", `and /hooks/a\b/../..\a`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://h.com/hooks/a\b/../..\a`, "--sha256", strings.Repeat("a", 64)}},
+		{"url-path-separators", `and /hooks/a\x/..`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://h.com/hooks/a\x/..`, "--sha256", strings.Repeat("a", 64)}},
+		{"url-path-separators", `and /hooks/x%2Fy\..\a`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://h.com/hooks/x%2Fy\..\a`, "--sha256", strings.Repeat("a", 64)}},
+		{"url-path-separators", "and /hooks/q%5Cr/../a", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://h.com/hooks/q%5Cr/../a", "--sha256", strings.Repeat("a", 64)}},
+		{"url-path-escapes", `/s/a%40b\c is /s/a%40b/c`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://h.com/s/a%40b\c`, "--sha256", strings.Repeat("a", 64)}},
 		// The same review: a WHATWG parser writes an IP address in one
 		// form, reads a port as a number and removes tabs and newlines.
 		{"url-host-spellings", "https://2130706433/hooks/a is https://127.0.0.1/hooks/a", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://2130706433/hooks/a", "--sha256", strings.Repeat("a", 64)}},
@@ -417,6 +426,8 @@ func TestCheck_URLSpellingFoldersAllowOtherDestinations(t *testing.T) {
 		{"url-host-spellings", "https://127.0.0.2/hooks/a"},
 		{"url-host-spellings", "https://[::2]/hooks/b"},
 		{"url-host-spellings", "https://h.com:4430/hooks/c"},
+		{"url-path-escapes", `https://h.com/s/a%40b\d`},
+		{"url-path-escapes", "https://h.com/t/x"},
 	} {
 		out, _, code := runWith(t, "", builtinRules(t), "check", "--no-cache", "--task", "t9", "--checkpoint", "send", "--destination", "http/"+c[1],
 			"--sha256", strings.Repeat("a", 64), filepath.Join("..", "testdata", "adversarial", c[0]))

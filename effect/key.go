@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -34,76 +35,136 @@ func (d Destination) Weak() bool {
 	return strings.TrimSpace(d.Provider) == "" || strings.TrimSpace(d.ID) == ""
 }
 
-// FoldedIdentity is the provider identity with its letter case folded
-// (FoldCase), provider and id trimmed: two strong destinations may be the
-// same (SPEC §2) when theirs are equal. It is rules.rego's
-// folded_identity (OPA's lower, upper and trim_space are strings.ToLower,
-// strings.ToUpper and strings.TrimSpace).
+// FoldedIdentities are the identities under which the provider identity
+// may be the same as another (SPEC §2): two strong destinations may be the
+// same when they share one. The first is the provider identity with its
+// letter case folded (FoldCase), provider and id trimmed; a URL has up to
+// three. rules.rego's folded_identities calls this very function (the
+// builtin effectlint.folded_identities), so the index that picks a check's
+// scopes and the rules that weigh them cannot fold apart.
 //
 // The providers "http" and "https" name one kind of destination, a URL,
 // and a URL's scheme is not part of what it folds to: a crossing recorded
 // to https/https://h/hook must stop a check of http/https://h/hook (an
 // adversarial review found the check allowed), and a server that
 // redirects http://h/hook to https://h/hook receives one request under
-// either. Keys stay exact; only "may be the same" widens.
+// either. Either scheme's default port folds away too. Keys stay exact;
+// only "may be the same" widens.
 //
-// A URL's path folds its separators too (foldedPath): a browser, Node's
-// fetch and every WHATWG parser read a backslash in an http(s) path as a
-// slash, so http://h/a\b is the request http://h/a/b (review 39 found
-// the second allowed after the first was sent); servers merge runs of
-// slashes (nginx), route /hook/ as /hook (Express) and may decode %2F.
-func (d Destination) FoldedIdentity() string {
+// A URL's path has three readings (pathReadings): a browser's (a
+// backslash is a slash, then dot segments go), curl's (dot segments go,
+// a backslash is data) and a server's that decodes %2F and %5C before it
+// resolves dot segments. Each is folded further as servers do: runs of
+// slashes are one (nginx), a trailing slash is none (Express routes /hook/
+// as /hook). Reviews 39–41 found a check of /hooks\a, /hooks/x\..\a and
+// /x%2Fy\..\a allowed after /hooks/a was sent.
+func (d Destination) FoldedIdentities() []string {
 	p, id := FoldCase(strings.TrimSpace(d.Provider)), FoldCase(strings.TrimSpace(d.ID))
-	if p == "http" || p == "https" {
-		p = "http"
-		switch rest, ok := strings.CutPrefix(id, "https://"); {
-		case ok:
-			id = "http://" + rest
-		case !strings.HasPrefix(id, "http://"):
-			id = "http://" + id // a URL written without its scheme
-		}
-		id = defaultPort.ReplaceAllString(foldedPath(id), "$1$2")
+	if p != "http" && p != "https" {
+		return []string{p + "/" + id}
 	}
-	return p + "/" + id
+	switch rest, ok := strings.CutPrefix(id, "https://"); {
+	case ok:
+		id = "http://" + rest
+	case !strings.HasPrefix(id, "http://"):
+		id = "http://" + id // a URL written without its scheme
+	}
+	auth, path, rest := httpParts(id)
+	auth = withoutDefaultPort(auth)
+	var out []string
+	for _, p := range pathReadings(path) {
+		u := "http/http://" + auth + p + rest
+		if !slices.Contains(out, u) {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
-// HTTPPartsPattern splits a folded http:// URL into its authority, its
-// path and the rest (query, fragment). rules.rego's folded_path uses the
-// same pattern.
-const HTTPPartsPattern = `(?s)^http://([^/\\?#]*)([^?#]*)(.*)$`
+// httpParts splits an http:// URL into its authority (up to a slash, a
+// backslash, ? or #), its path (up to ? or #) and the rest (query,
+// fragment). Written out, not as a regular expression: Go's backtracking
+// matcher cleared a bit set as long as the URL for each match, which made
+// a check over a 1 MB id take seconds (the forty-first review).
+func httpParts(u string) (auth, path, rest string) {
+	u = strings.TrimPrefix(u, "http://")
+	i := strings.IndexAny(u, `/\?#`)
+	if i < 0 {
+		return u, "", ""
+	}
+	auth, u = u[:i], u[i:]
+	if j := strings.IndexAny(u, "?#"); j >= 0 {
+		return auth, u[:j], u[j:]
+	}
+	return auth, u, ""
+}
+
+// withoutDefaultPort drops either scheme's default port (80, 443, written
+// with leading zeros or not) from an authority: with the scheme folded,
+// https://h:443/ and http://h:80/ are both http://h/ (a key's canonical
+// URL drops only its own scheme's default).
+func withoutDefaultPort(auth string) string {
+	i := strings.LastIndexByte(auth, ':')
+	if i < 0 {
+		return auth
+	}
+	if p := strings.TrimLeft(auth[i+1:], "0"); p == "80" || p == "443" {
+		return auth[:i]
+	}
+	return auth
+}
 
 var (
-	httpParts = regexp.MustCompile(HTTPPartsPattern)
-	slashRuns = regexp.MustCompile(`/+`)
+	backslashes = strings.NewReplacer(`\`, "/", "%5c", "/")
+	separators  = strings.NewReplacer(`\`, "/", "%5c", "/", "%2f", "/")
 )
 
-// foldedPath folds a URL's path for "may be the same": a backslash, %5c
-// and %2f (letter case already folded) read as a slash and %2e as a dot;
-// then "." and ".." segments go, as a WHATWG parser removes them from
-// the path it has read (https://h/x\..\a is the request https://h/a: a
-// fortieth review found it allowed after /a was sent, the key having
-// kept \..\ as %5C..%5C); then runs of slashes read as one and a
-// trailing slash is dropped. Only the path: a query's backslash is its
-// own. rules.rego's folded_path does the same, step by step (each
-// replacement writes only a slash or a dot, which no later replacement
-// reads).
-func foldedPath(u string) string {
-	m := httpParts.FindStringSubmatch(u)
-	if m == nil {
-		return u
+// pathReadings are a URL path's readings for "may be the same", its letter
+// case folded (%5c, %2f, %2e), each with its slashes merged and no
+// trailing slash:
+//   - a WHATWG parser's (a browser, Node's fetch, Playwright): a backslash
+//     is a slash (a key writes one as %5C: it is read as a slash here),
+//     %2E is a dot, then dot segments go; the server then decodes %2F;
+//   - curl's, and RFC 3986's: dot segments go where slashes part them,
+//     then the server decodes %2F and %5C to slashes and resolves the
+//     dot segments that leaves;
+//   - a server's that decodes %2F and %5C before it resolves dot segments.
+//
+// The key cannot tell a backslash from %5C (both are %5C): a path holding
+// both beside dot segments may be read otherwise by a browser (a known
+// limit). The readings differ only where the path holds %5C, %2F or a
+// backslash next to a dot segment.
+func pathReadings(path string) []string {
+	path = strings.ReplaceAll(path, "%2e", ".")
+	whatwg := strings.ReplaceAll(dotSegmentsRemoved(backslashes.Replace(path)), "%2f", "/")
+	curl := dotSegmentsRemoved(separators.Replace(dotSegmentsRemoved(path)))
+	server := dotSegmentsRemoved(separators.Replace(path))
+	out := []string{whatwg, curl, server}
+	for i, p := range out {
+		out[i] = strings.TrimRight(slashesMerged(p), "/")
 	}
-	path := strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(m[2], `\`, "/"), "%5c", "/"), "%2f", "/")
-	path = dotSegmentsRemoved(strings.ReplaceAll(path, "%2e", "."))
-	path = strings.TrimRight(slashRuns.ReplaceAllString(path, "/"), "/")
-	return "http://" + m[1] + path + m[3]
+	return out
+}
+
+// slashesMerged writes each run of slashes in p as one.
+func slashesMerged(p string) string {
+	if !strings.Contains(p, "//") {
+		return p
+	}
+	b := make([]byte, 0, len(p))
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' || len(b) == 0 || b[len(b)-1] != '/' {
+			b = append(b, p[i])
+		}
+	}
+	return string(b)
 }
 
 // dotSegmentsRemoved removes the "." and ".." segments of a path that is
 // empty or starts with a slash, as RFC 3986 §5.2.4 and WHATWG do: an
 // empty segment counts as one (/a//.. is /a/), and ".." at the root is
 // dropped. The trailing slash a last dot segment leaves is not written
-// (foldedPath drops it anyway). rules.rego's dot_segments_removed says
-// the same without a loop.
+// (pathReadings drops it anyway).
 func dotSegmentsRemoved(p string) string {
 	if !strings.HasPrefix(p, "/") || !strings.Contains(p, ".") {
 		return p
@@ -122,16 +183,6 @@ func dotSegmentsRemoved(p string) string {
 	}
 	return "/" + strings.Join(kept, "/")
 }
-
-// DefaultPortPattern finds the port of either scheme's default (80, 443)
-// in a URL FoldedIdentity has given the scheme http: with the scheme
-// folded, https://h:443/ and http://h:80/ are both http://h/ (a key's
-// canonical URL drops only its own scheme's default), written with
-// leading zeros or not. rules.rego's
-// folded_url uses the same pattern (Go's regexp is OPA's).
-const DefaultPortPattern = `^(http://[^/?#]*):0*(?:80|443)([/?#]|$)`
-
-var defaultPort = regexp.MustCompile(DefaultPortPattern)
 
 // hostEndSlash reads a backslash that ends the host (h.com\x) as the
 // slash it stands for; later backslashes stay part of the path, which a
@@ -343,15 +394,17 @@ func HashFile(path string) (string, error) {
 }
 
 // MayBeSame reports whether two destinations may be the same (SPEC §2):
-// their folded provider identities are equal (FoldedIdentity: letter
-// case, and an http(s) URL's provider and scheme), or one is known
+// they share a folded provider identity (FoldedIdentities: letter case,
+// and an http(s) URL's provider, scheme, default port and readings of its
+// path), or one is known
 // by its title alone and the other carries that title. The gate treats
 // "may be the same" as the same; keys stay exact. (rules.rego's
 // may_be_same is the same relation, for the gate's own decisions.)
 func MayBeSame(a, b Destination) bool {
 	switch {
 	case !a.Weak() && !b.Weak():
-		return a.FoldedIdentity() == b.FoldedIdentity()
+		bs := b.FoldedIdentities()
+		return slices.ContainsFunc(a.FoldedIdentities(), func(x string) bool { return slices.Contains(bs, x) })
 	case a.Weak() && FoldedTitle(a.Title) != "":
 		return FoldedTitle(a.Title) == FoldedTitle(b.Title)
 	case b.Weak() && FoldedTitle(b.Title) != "":

@@ -227,7 +227,7 @@ func TestMayBeSame_URLPathSeparators(t *testing.T) {
 	for _, id := range []string{`https://h.com/hooks\a`, `http://h.com\hooks\a`, "https://h.com/hooks%5Ca", "https://h.com/hooks%2fA",
 		"https://h.com//hooks///a", "https://h.com/hooks/a/", `h.com\hooks\a\`, "H.COM:443/hooks/a//"} {
 		if d := (Destination{Provider: "http", ID: id}); !MayBeSame(sent, d) || !MayBeSame(d, sent) {
-			t.Errorf("%q: not the same as %q (%q, %q)", id, sent.ID, d.FoldedIdentity(), sent.FoldedIdentity())
+			t.Errorf("%q: not the same as %q (%q, %q)", id, sent.ID, d.FoldedIdentities(), sent.FoldedIdentities())
 		}
 	}
 	for _, id := range []string{"https://h.com/hooks/b", "https://h.com/hooksa", "https://h.com/hooks/a?x", "https://h.com/hooks-a", "https://g.com/hooks/a"} {
@@ -237,7 +237,7 @@ func TestMayBeSame_URLPathSeparators(t *testing.T) {
 	}
 	q1, q2 := Destination{Provider: "http", ID: `http://h.com/a?x=\b`}, Destination{Provider: "http", ID: "http://h.com/a?x=/b"}
 	if MayBeSame(q1, q2) {
-		t.Errorf("a query's backslash is folded: %q", q1.FoldedIdentity())
+		t.Errorf("a query's backslash is folded: %q", q1.FoldedIdentities())
 	}
 }
 
@@ -253,7 +253,17 @@ func TestMayBeSame_AnySpellingOfOnePath(t *testing.T) {
 		sent := Destination{Provider: "https", ID: "https://h.com/" + strings.Join(segs, "/")}
 		var b strings.Builder
 		b.WriteString("https://h.com")
-		seps := []string{"/", `\`, "//", "/./", "/%2E/", "/z/../", "/z/%2e%2E/", `\.\`, "//../", "%5C", "%2f"}
+		seps := []string{"/", "//", "/./", "/%2E/", "/z/../", "/z/%2e%2E/", "//../", "%5C", "%2f"}
+		if rapid.Bool().Draw(t, "backslashes") {
+			// A browser reads a backslash as a slash before it pops.
+			seps = append([]string{`\`, `\.\`, `\q\..\`, `/q/r\..\..\`}, seps...)
+		} else {
+			// Without one, a segment holding %5C or %2F is popped whole
+			// (a key cannot tell %5C from a backslash: a browser reads a
+			// URL holding both beside dot segments otherwise, a known
+			// limit).
+			seps = append([]string{"/q%5Cr/../", "/q%2Fr/../", "/q%5C/../"}, seps...)
+		}
 		for i, seg := range segs {
 			if i == 0 { // %5C and %2F after the host are part of it
 				b.WriteString(rapid.SampledFrom(seps[:len(seps)-2]).Draw(t, "first sep"))
@@ -265,11 +275,11 @@ func TestMayBeSame_AnySpellingOfOnePath(t *testing.T) {
 		b.WriteString(rapid.SampledFrom([]string{"", "/", "/.", `\.`, "//", "/z/.."}).Draw(t, "end"))
 		spelled := Destination{Provider: "http", ID: b.String()}
 		if !MayBeSame(sent, spelled) || !MayBeSame(spelled.Canonical(), sent.Canonical()) {
-			t.Fatalf("%q is not %q (%q, %q)", spelled.ID, sent.ID, spelled.FoldedIdentity(), sent.FoldedIdentity())
+			t.Fatalf("%q is not %q (%q, %q)", spelled.ID, sent.ID, spelled.FoldedIdentities(), sent.FoldedIdentities())
 		}
 		other := Destination{Provider: "http", ID: b.String() + "/c"}
 		if MayBeSame(sent, other) || MayBeSame(sent.Canonical(), other.Canonical()) {
-			t.Fatalf("%q is %q (%q)", other.ID, sent.ID, other.FoldedIdentity())
+			t.Fatalf("%q is %q (%q)", other.ID, sent.ID, other.FoldedIdentities())
 		}
 	})
 }

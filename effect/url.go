@@ -15,8 +15,8 @@ import (
 // case, the default port (and an empty one) dropped, userinfo dropped (it
 // only adds an Authorization header), the fragment dropped (never sent),
 // percent-encoded unreserved characters decoded and other
-// percent-encodings in upper case, "." and ".." path segments removed,
-// an empty path as "/". It returns "" for what is not an absolute http or
+// percent-encodings in upper case, "." and ".." path segments removed
+// (unless the path holds %5C or %2F), an empty path as "/". It returns "" for what is not an absolute http or
 // https URL. The built-in conventions' $url destinations use it; a
 // destination given on the command line (check --destination http/URL)
 // should be passed through it too.
@@ -50,7 +50,17 @@ func NormalizeURL(s string) string {
 	}
 	// A fully qualified name (a trailing dot) is the same host.
 	host = addressHost(strings.TrimSuffix(host, ".")) + port
-	p := removeDotSegments(normalPercent(u.EscapedPath()))
+	p := normalPercent(pathAsWritten(u))
+	if !strings.Contains(p, "%5C") && !strings.Contains(p, "%2F") {
+		// A path holding %5C (a backslash is written so) or %2F keeps
+		// its dot segments: a browser reads a backslash as a slash
+		// before it removes them, curl after, and a server may decode
+		// %2F first. FoldedIdentities reads the path each way, which a
+		// path resolved here one way would not allow (a forty-first
+		// review: /hooks/a\b/../..\a, which a browser sends as
+		// /hooks/a, became /hooks/..%5Ca).
+		p = removeDotSegments(p)
+	}
 	if p == "" {
 		p = "/"
 	}
@@ -123,6 +133,37 @@ func ipv4Number(s string) (uint64, bool) {
 	}
 	n, err := strconv.ParseUint(s, base, 64)
 	return n, err == nil && n <= 1<<32
+}
+
+// pathAsWritten is the URL's path as its text gave it, with only the
+// bytes a path may not hold percent-encoded (a backslash as %5C, a space
+// as %20, a byte beyond ASCII as %XX, which normalPercent writes back as
+// its character). url.URL.EscapedPath is that only while the text is a
+// valid encoding: one backslash made it encode the decoded path anew,
+// so %2F became a slash and ! became %21 (a forty-first review: the key
+// of /x%2Fy\..\a lost the %2F). Keys of such URLs changed on 7 December
+// 2026.
+func pathAsWritten(u *url.URL) string {
+	raw := u.RawPath
+	if raw == "" { // the text is the path's own encoding
+		return u.EscapedPath()
+	}
+	var b strings.Builder
+	for i := 0; i < len(raw); i++ {
+		if c := raw[i]; c == '%' || pathByte(c) {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// pathByte reports whether a path may hold c as it is: an unreserved
+// character, a sub-delimiter, ':', '@', '/', and '[' and ']' (which
+// url.URL keeps in a path too).
+func pathByte(c byte) bool {
+	return unreserved(c) || strings.IndexByte("!$&'()*+,;=:@/[]", c) >= 0
 }
 
 var tabsAndNewlines = strings.NewReplacer("\t", "", "\n", "", "\r", "")

@@ -218,7 +218,9 @@ func conflicting(related []Record, task, key, scope string, titles []string, now
 	byIdentity := map[string][]string{}
 	give := func(d effect.Destination, title string) {
 		if !d.Weak() && title != "" {
-			byIdentity[d.FoldedIdentity()] = append(byIdentity[d.FoldedIdentity()], title)
+			for _, id := range d.FoldedIdentities() {
+				byIdentity[id] = append(byIdentity[id], title)
+			}
 		}
 	}
 	for _, t := range titles {
@@ -255,10 +257,12 @@ func mayBeSameTitled(a, b effect.Destination, byIdentity map[string][]string) bo
 	variants := func(d effect.Destination) []effect.Destination {
 		out := []effect.Destination{d}
 		if !d.Weak() {
-			for _, t := range byIdentity[d.FoldedIdentity()] {
-				v := d
-				v.Title = t
-				out = append(out, v)
+			for _, id := range d.FoldedIdentities() {
+				for _, t := range byIdentity[id] {
+					v := d
+					v.Title = t
+					out = append(out, v)
+				}
 			}
 		}
 		return out

@@ -183,8 +183,8 @@ func (d *checkDoc) evaluation(free sharing, scopes string) topdown.VirtualCache 
 //     history gives the asked identity that title (input.query.titles).
 //
 // Identities and titles are folded as the rules fold them, by the domain's
-// own functions: strong_destination is !Weak, folded_identity is
-// FoldedIdentity, folded_title is effect.FoldedTitle
+// own functions: strong_destination is !Weak, folded_identities is
+// FoldedIdentities, folded_title is effect.FoldedTitle
 // (TestFoldedIdentity_IsTheIndexs, TestFoldedTitle_IsTheAnalyzers).
 // TestScopeIndex_KeepsEveryScopeTheRulesMayWeigh asks the rules
 // themselves, over random destinations. Before, every scope of
@@ -214,8 +214,9 @@ func newScopeIndex(scopes []*analyzer.Scope) *scopeIndex {
 		}
 		t := effect.FoldedTitle(s.Destination.Title)
 		if !s.Destination.Weak() {
-			id := s.Destination.FoldedIdentity()
-			c.strong[id] = append(c.strong[id], i)
+			for _, id := range s.Destination.FoldedIdentities() {
+				c.strong[id] = append(c.strong[id], i)
+			}
 			if t != "" {
 				c.strongTitle[t] = append(c.strongTitle[t], i)
 			}
@@ -234,7 +235,9 @@ func (x *scopeIndex) weighable(q *analyzer.Query) []int {
 	if c := x.byContent[q.ContentSHA256]; c != nil && q.Key != "" {
 		t := effect.FoldedTitle(q.Destination.Title)
 		if !q.Destination.Weak() {
-			at = append(at, c.strong[q.Destination.FoldedIdentity()]...)
+			for _, id := range q.Destination.FoldedIdentities() {
+				at = append(at, c.strong[id]...)
+			}
 		} else if t != "" {
 			at = append(at, c.strongTitle[t]...)
 		}

@@ -787,7 +787,8 @@ may_be_same_as_asked(d) if {
 # (input.query.identities) may be the one asked about.
 may_be_same_as_asked(d) if {
 	strong_destination(d)
-	folded_identity(d) in {i | some i in q.identities}
+	some x in folded_identities(d)
+	x in {i | some i in q.identities}
 }
 
 q_facts := [f | some s in q_scope; some f in s.facts]
@@ -810,12 +811,13 @@ first_listing := {id: min(is) |
 
 # Destinations as SPEC §2 compares them: two may be the same when their
 # identities differ at most in letter case (or, for URLs, in the provider
-# http or https and the scheme: folded_identity), or when one is known by
+# http or https and the scheme, and more: folded_identities), or when one is known by
 # title alone and the other carries that title.
 may_be_same(a, b) if {
 	strong_destination(a)
 	strong_destination(b)
-	folded_identity(a) == folded_identity(b)
+	some x in folded_identities(a)
+	x in folded_identities(b)
 }
 
 may_be_same(a, b) if {
@@ -839,68 +841,21 @@ known_destination(d) if strong_destination(d)
 
 known_destination(d) if folded_title(d) != ""
 
-# A provider identity folded to what "may be the same" compares: letter
-# case, and for a URL (providers http and https, one kind of destination)
-# its provider and scheme. effect.Destination.FoldedIdentity is the same
-# function (TestFoldedIdentity_IsTheIndexs).
-folded_identity(d) := concat("/", ["http", folded_url(fold_case(trim_space(d.id)))]) if {
-	fold_case(trim_space(d.provider)) in {"http", "https"}
-} else := fold_case(sprintf("%s/%s", [trim_space(d.provider), trim_space(d.id)]))
+# The identities under which a provider identity may be the same as
+# another: it folded to what "may be the same" compares (letter case; for
+# a URL, providers http and https being one kind of destination, its
+# provider and scheme, either scheme's default port, and each of its
+# path's readings: a browser's, curl's, a server's). The builtin
+# effectlint.folded_identities is effect.Destination.FoldedIdentities
+# itself, so the Go index that picks a check's scopes folds as the rules
+# do (the rules once said it in Rego: a path's dot segments cost n log n
+# there, 4-12 times Go's on a long path).
+folded_identities(d) := effectlint.folded_identities(d.provider, d.id)
 
 # Letter case folded as effect.FoldCase folds it: lower(upper(s)) equates
 # what Unicode's simple case folding does (the long s and s, the final
 # sigma and sigma), which lower alone does not.
 fold_case(s) := lower(upper(s))
-
-# A URL with the scheme http (https folded into it, or none written) and
-# neither scheme's default port: effect.DefaultPortPattern.
-folded_url(u) := regex.replace(folded_path(with_http_scheme(u)), `^(http://[^/?#]*):0*(?:80|443)([/?#]|$)`, "$1$2")
-
-# A URL's path folded (effect's foldedPath): a backslash, %5c and %2f read
-# as a slash (WHATWG parsers read a backslash as one; servers may decode
-# %2F) and %2e as a dot; "." and ".." segments removed (as a WHATWG parser
-# removes them from the path it has read); runs of slashes as one (nginx),
-# and no trailing slash (Express routes /hook/ as /hook). The query is
-# left as it is.
-folded_path(u) := concat("", ["http://", m[1], trim_right(regex.replace(path, "/+", "/"), "/"), m[3]]) if {
-	m := regex.find_all_string_submatch_n(`(?s)^http://([^/\\?#]*)([^?#]*)(.*)$`, u, 1)[0]
-	path := dot_segments_removed(replace(replace(replace(replace(m[2], `\`, "/"), "%5c", "/"), "%2f", "/"), "%2e", "."))
-} else := u
-
-# A path, empty or starting with a slash, without its "." and ".."
-# segments (effect's dotSegmentsRemoved: an empty segment counts, ".." at
-# the root is dropped), said without a loop. With the "." segments left
-# out, the segments before position k leave a stack whose depth, counted
-# without a floor, is level(k) = opens before k - ".."s before k (for the
-# j-th open at k, 2j - k; for the j-th ".." at k, k - 2j). A segment is
-# kept when the walk of levels never comes back down to its level: it is
-# the last segment at its level, and its level is below the end's. Two
-# sorts make it n log n in the number of segments.
-dot_segments_removed(p) := p if {
-	not startswith(p, "/")
-} else := p if {
-	not contains(p, ".")
-} else := concat("/", ["", concat("/", [segs[k] | some k in kept_segments(segs)])]) if {
-	segs := [s | some s in array.slice(split(p, "/"), 1, count(p) + 1); s != "."]
-}
-
-kept_segments(segs) := sort([k |
-	some i, [level, k] in levels
-	level < end
-	next := i + 1
-	not levels[next][0] == level
-]) if {
-	opens := [k | some k, s in segs; s != ".."]
-	dots := [k | some k, s in segs; s == ".."]
-	levels := sort(array.concat([[(2 * j) - k, k] | some j, k in opens], [[k - (2 * j), k] | some j, k in dots]))
-	end := count(opens) - count(dots)
-}
-
-with_http_scheme(u) := concat("", ["http://", trim_prefix(u, "https://")]) if startswith(u, "https://")
-
-else := u if startswith(u, "http://")
-
-else := concat("", ["http://", u])
 
 folded_title(d) := fold_case(concat(" ", [w | some w in regex.split(white_space_runs, trim_space(d.title)); w != ""])) if d.title
 
@@ -1611,7 +1566,8 @@ relevant_candidates contains i if some i in candidates_of_unknown_destination
 relevant_candidates contains i if {
 	d := q.destination
 	strong_destination(d)
-	some i in candidates_by_identity[folded_identity(d)]
+	some x in folded_identities(d)
+	some i in candidates_by_identity[x]
 }
 
 relevant_candidates contains i if {
@@ -1643,9 +1599,17 @@ candidates_of_unknown_destination := [i | some i, f in unkeyed_candidates; not k
 # [position, destination] of the candidates whose intent names one.
 candidate_destinations := [[i, d] | some i, f in unkeyed_candidates; d := f.unkeyed_destination]
 
+# [position, identity] of the candidates whose intent names a strong
+# destination, once per identity it folds to.
+identity_candidates := [[i, x] |
+	some [i, d] in candidate_destinations
+	strong_destination(d)
+	some x in folded_identities(d)
+]
+
 candidates_by_identity := {x: is |
-	some x in {folded_identity(d) | some [_, d] in candidate_destinations; strong_destination(d)}
-	is := [i | some [i, d] in candidate_destinations; strong_destination(d); folded_identity(d) == x]
+	some x in {x | some [_, x] in identity_candidates}
+	is := [i | some [i, y] in identity_candidates; y == x]
 }
 
 candidates_by_weak_title := {t: is |
