@@ -48,8 +48,15 @@ func NormalizeURL(s string) string {
 			port = ""
 		}
 	}
-	// A fully qualified name (a trailing dot) is the same host.
-	host = addressHost(strings.TrimSuffix(host, ".")) + port
+	// A fully qualified name (a trailing dot) is the same host; all
+	// trailing dots go, so that the canonical form is its own (h.com..
+	// became h.com., which became h.com: a key that could not be read
+	// back).
+	host = strings.TrimRight(host, ".")
+	if host == "" {
+		return ""
+	}
+	host = addressHost(host) + port
 	p := normalPercent(pathAsWritten(u))
 	if !strings.Contains(p, "%5C") && !strings.Contains(p, "%2F") {
 		// A path holding %5C (a backslash is written so) or %2F keeps
@@ -66,7 +73,7 @@ func NormalizeURL(s string) string {
 	}
 	out := scheme + "://" + host + p
 	if u.RawQuery != "" { // an empty query ("?") sends the same request line
-		out += "?" + normalPercent(u.RawQuery)
+		out += "?" + normalPercent(queryAsWritten(u.RawQuery))
 	}
 	return out
 }
@@ -164,6 +171,23 @@ func pathAsWritten(u *url.URL) string {
 // url.URL keeps in a path too).
 func pathByte(c byte) bool {
 	return unreserved(c) || strings.IndexByte("!$&'()*+,;=:@/[]", c) >= 0
+}
+
+// queryAsWritten percent-encodes in a query what a WHATWG parser encodes
+// there (white space, controls, ", <, > and '), so that ?x y and ?x%20y,
+// one request, are one destination (a forty-first review), and a
+// query's white space does not end the canonical form (?x  was ?x ,
+// read back as ?x).
+func queryAsWritten(q string) string {
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		if c := q[i]; c <= ' ' || c == 0x7F || strings.IndexByte(`"<>'`, c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 var tabsAndNewlines = strings.NewReplacer("\t", "", "\n", "", "\r", "")

@@ -1,6 +1,11 @@
 package effect
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
 
 // URLs for which a client sends the same request are one destination.
 func TestNormalizeURL(t *testing.T) {
@@ -123,5 +128,44 @@ func TestNormalizeURL_AddressesPortsAndTabs(t *testing.T) {
 		"http://4294967296/hook":          "http://4294967296/hook",
 		"http://example.com.123x/hook":    "http://example.com.123x/hook",
 		"http://[fe80::1%25eth0]:80/hook": "http://[fe80::1%eth0]/hook", // a zone: left alone
+	})
+}
+
+// A canonical URL is its own canonical form (a key read back is the key
+// written), whatever separators, dot segments and escapes the path holds.
+func TestNormalizeURL_Idempotent(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		parts := rapid.SliceOfN(rapid.SampledFrom([]string{"/", `\`, "a", "B", ".", "..", "%2e", "%2F", "%5c", "%40", "@", "!", " ", "%", "%zz", "é", "%C3%A9", "{", "?", "#", "?x\\y", ":8080", ":0443", "[", "]", "\t"}), 0, 14).Draw(t, "parts")
+		u := rapid.SampledFrom([]string{"https://h.com", "http://0x7f.1", "http://[0:0::1]", "HTTPS://U@H.COM."}).Draw(t, "host") + strings.Join(parts, "")
+		n := NormalizeURL(u)
+		if n == "" {
+			return
+		}
+		if again := NormalizeURL(n); again != n {
+			t.Fatalf("NormalizeURL(%q) = %q, and of that %q", u, n, again)
+		}
+	})
+}
+
+// A path is written as its text gave it, with only what a path may not
+// hold encoded (a backslash made url.URL write it anew, decoding %2F and
+// %40), and keeps its dot segments when it holds %5C or %2F, for
+// FoldedIdentities to read each way; a query is encoded as a WHATWG
+// parser encodes it (a forty-first review).
+func TestNormalizeURL_PathAndQueryAsWritten(t *testing.T) {
+	normalizes(t, map[string]string{
+		`https://h.com/s/a%40b\c`:   "https://h.com/s/a%40b%5Cc",
+		`https://h.com/a!b\c`:       "https://h.com/a!b%5Cc",
+		`https://h.com/x%2Fy\..\a`:  "https://h.com/x%2Fy%5C..%5Ca",
+		`https://h.com/hook\x/../`:  "https://h.com/hook%5Cx/../",
+		"https://h.com/a%2fb/../c":  "https://h.com/a%2Fb/../c",
+		"https://h.com/a/b/../c":    "https://h.com/a/c",
+		"https://h.com/a b/{c}":     "https://h.com/a%20b/%7Bc%7D",
+		"https://h.com/q?x y":       "https://h.com/q?x%20y",
+		"https://h.com/q?x%20y":     "https://h.com/q?x%20y",
+		"https://h.com/q?'\"<>":     "https://h.com/q?%27%22%3C%3E",
+		"https://h.com/q?a/../b\\c": "https://h.com/q?a/../b\\c",
+		"https://h.com..:443/a":     "https://h.com/a",
+		"https://./a":               "",
 	})
 }
