@@ -332,6 +332,12 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		{"url-path-separators", `and /hooks/a\x/..`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://h.com/hooks/a\x/..`, "--sha256", strings.Repeat("a", 64)}},
 		{"url-path-separators", `and /hooks/x%2Fy\..\a`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://h.com/hooks/x%2Fy\..\a`, "--sha256", strings.Repeat("a", 64)}},
 		{"url-path-separators", "and /hooks/q%5Cr/../a", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://h.com/hooks/q%5Cr/../a", "--sha256", strings.Repeat("a", 64)}},
+		// The forty-second: what url.Parse refused was kept as written
+		// (a bad % in the fragment, userinfo it refuses), and curl reads
+		// %2E as data (it sends /hooks/%2e%2e/../a as /hooks/a).
+		{"url-path-separators", "and /hooks/a#100%", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://h.com/hooks/a#100%", "--sha256", strings.Repeat("a", 64)}},
+		{"url-path-separators", "and u^@h.com/hooks/a", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://u^@h.com/hooks/a", "--sha256", strings.Repeat("a", 64)}},
+		{"url-path-separators", "and /hooks/%2e%2e/../a", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://h.com/hooks/%2e%2e/../a", "--sha256", strings.Repeat("a", 64)}},
 		{"url-path-escapes", `/s/a%40b\c is /s/a%40b/c`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://h.com/s/a%40b\c`, "--sha256", strings.Repeat("a", 64)}},
 		// The same review: a WHATWG parser writes an IP address in one
 		// form, reads a port as a number and removes tabs and newlines.

@@ -125,8 +125,8 @@ var (
 //   - a WHATWG parser's (a browser, Node's fetch, Playwright): a backslash
 //     is a slash (a key writes one as %5C: it is read as a slash here),
 //     %2E is a dot, then dot segments go; the server then decodes %2F;
-//   - curl's, and RFC 3986's: dot segments go where slashes part them,
-//     then the server decodes %2F and %5C to slashes and resolves the
+//   - curl's: dot segments go where slashes part them (%2E is no dot to
+//     curl), then the server decodes %2E, %2F and %5C and resolves the
 //     dot segments that leaves;
 //   - a server's that decodes %2F and %5C before it resolves dot segments.
 //
@@ -135,10 +135,10 @@ var (
 // limit). The readings differ only where the path holds %5C, %2F or a
 // backslash next to a dot segment.
 func pathReadings(path string) []string {
-	path = strings.ReplaceAll(path, "%2e", ".")
-	whatwg := strings.ReplaceAll(dotSegmentsRemoved(backslashes.Replace(path)), "%2f", "/")
-	curl := dotSegmentsRemoved(separators.Replace(dotSegmentsRemoved(path)))
-	server := dotSegmentsRemoved(separators.Replace(path))
+	dots := strings.ReplaceAll(path, "%2e", ".")
+	whatwg := strings.ReplaceAll(dotSegmentsRemoved(backslashes.Replace(dots)), "%2f", "/")
+	curl := dotSegmentsRemoved(separators.Replace(strings.ReplaceAll(dotSegmentsRemoved(path), "%2e", ".")))
+	server := dotSegmentsRemoved(separators.Replace(dots))
 	out := []string{whatwg, curl, server}
 	for i, p := range out {
 		out[i] = strings.TrimRight(slashesMerged(p), "/")

@@ -241,6 +241,20 @@ func TestMayBeSame_URLPathSeparators(t *testing.T) {
 	}
 }
 
+// curl reads %2E as data, a browser as a dot: /x/%2e%2e/../a is /x/a to
+// curl and /a to a browser, and may be either (the forty-second review).
+func TestMayBeSame_CurlAndBrowserReadings(t *testing.T) {
+	spelled := Destination{Provider: "http", ID: "https://h.com/x/%2e%2e/../a"}.Canonical()
+	for _, id := range []string{"https://h.com/x/a", "https://h.com/a", "https://h.com/x/a#f%"} {
+		if d := (Destination{Provider: "https", ID: id}).Canonical(); !MayBeSame(spelled, d) {
+			t.Errorf("%q is not %q (%q, %q)", spelled.ID, d.ID, spelled.FoldedIdentities(), d.FoldedIdentities())
+		}
+	}
+	if d := (Destination{Provider: "https", ID: "https://h.com/x"}).Canonical(); MayBeSame(spelled, d) {
+		t.Errorf("%q is %q", spelled.ID, d.ID)
+	}
+}
+
 // A WHATWG parser (a browser, Node's fetch) sends one request for every
 // spelling of a path that differs in a slash written as a backslash, in
 // "." and "x/.." segments (spelled with %2E too) and, at the server, in

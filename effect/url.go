@@ -24,7 +24,7 @@ func NormalizeURL(s string) string {
 	// A WHATWG parser removes every ASCII tab and newline first (a
 	// fortieth review: https://h/ho<TAB>ok was kept apart from /hook).
 	s = tabsAndNewlines.Replace(strings.TrimSpace(s))
-	u, err := url.Parse(unreservedInAuthority(s))
+	u, err := url.Parse(unreservedInAuthority(whatIsSent(s)))
 	if err != nil || u.Host == "" || u.Opaque != "" {
 		return ""
 	}
@@ -57,8 +57,8 @@ func NormalizeURL(s string) string {
 		return ""
 	}
 	host = addressHost(host) + port
-	p := normalPercent(pathAsWritten(u))
-	if !strings.Contains(p, "%5C") && !strings.Contains(p, "%2F") {
+	p, encodedDots := dotsKept(pathAsWritten(u))
+	if !encodedDots && !strings.Contains(p, "%5C") && !strings.Contains(p, "%2F") {
 		// A path holding %5C (a backslash is written so) or %2F keeps
 		// its dot segments: a browser reads a backslash as a slash
 		// before it removes them, curl after, and a server may decode
@@ -140,6 +140,58 @@ func ipv4Number(s string) (uint64, bool) {
 	}
 	n, err := strconv.ParseUint(s, base, 64)
 	return n, err == nil && n <= 1<<32
+}
+
+// whatIsSent leaves out of a URL what no client sends and url.Parse may
+// refuse: the fragment, and the userinfo (it only adds a header; WHATWG
+// ends the authority at a backslash too); and it writes a % that starts no
+// escape as %25. A forty-second review found https://h/hooks/a#100% and
+// https://u^@h/hooks/a allowed after https://h/hooks/a was sent: url.Parse
+// refused them, and the id was kept as written.
+func whatIsSent(s string) string {
+	if i := strings.IndexByte(s, '#'); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.Index(s, "://"); i >= 0 {
+		auth := s[i+3:]
+		if j := strings.IndexAny(auth, `/?\`); j >= 0 {
+			auth = auth[:j]
+		}
+		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+			s = s[:i+3] + s[i+3+at+1:]
+		}
+	}
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		b.WriteByte(s[i])
+		if s[i] == '%' && !(i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2])) {
+			b.WriteString("25")
+		}
+	}
+	return b.String()
+}
+
+// dotsKept is normalPercent for a path, but for a segment that a %2E
+// makes a dot segment (%2E, .%2E, %2e%2e …): curl does not read it as one
+// (a forty-second review: curl sends /x/%2e%2e/../a as /x/a, a browser as
+// /a), so it stays as written, %2E in capitals, and the path keeps its dot
+// segments (encodedDots) for FoldedIdentities to read both ways.
+func dotsKept(p string) (out string, encodedDots bool) {
+	if !strings.Contains(p, "%") {
+		return p, false
+	}
+	segs := strings.Split(p, "/")
+	for i, seg := range segs {
+		if d := strings.ReplaceAll(strings.ReplaceAll(seg, "%2e", "."), "%2E", "."); d != seg && (d == "." || d == "..") {
+			segs[i], encodedDots = strings.ReplaceAll(seg, "%2e", "%2E"), true
+		} else {
+			segs[i] = normalPercent(seg)
+		}
+	}
+	return strings.Join(segs, "/"), encodedDots
 }
 
 // pathAsWritten is the URL's path as its text gave it, with only the

@@ -167,5 +167,18 @@ func TestNormalizeURL_PathAndQueryAsWritten(t *testing.T) {
 		"https://h.com/q?a/../b\\c": "https://h.com/q?a/../b\\c",
 		"https://h.com..:443/a":     "https://h.com/a",
 		"https://./a":               "",
+		// What no client sends goes, and a % that starts no escape is
+		// one (the forty-second review).
+		"https://h.com/hooks/a#100%":    "https://h.com/hooks/a",
+		"https://h.com/hooks/a#%zz":     "https://h.com/hooks/a",
+		"https://u^@h.com/hooks/a":      "https://h.com/hooks/a",
+		"https://a b@h.com:443/hooks/a": "https://h.com/hooks/a",
+		"https://h.com/a%zz?%":          "https://h.com/a%25zz?%25",
+		`https://h.com\a@b/x`:           "", // a backslash ends the host: Canonical reads it so
+		// A segment %2E makes a dot segment stays as written, and the
+		// path keeps its dot segments: curl reads it as data.
+		"https://h.com/x/%2e%2e/../a": "https://h.com/x/%2E%2E/../a",
+		"https://h.com/x/.%2e/a":      "https://h.com/x/.%2E/a",
+		"https://h.com/x/a%2eb/../c":  "https://h.com/x/c",
 	})
 }
