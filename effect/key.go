@@ -39,7 +39,7 @@ func (d Destination) Weak() bool {
 // may be the same as another (SPEC §2): two strong destinations may be the
 // same when they share one. The first is the provider identity with its
 // letter case folded (FoldCase), provider and id trimmed; a URL has up to
-// three. rules.rego's folded_identities calls this very function (the
+// four. rules.rego's folded_identities calls this very function (the
 // builtin effectlint.folded_identities), so the index that picks a check's
 // scopes and the rules that weigh them cannot fold apart.
 //
@@ -51,9 +51,10 @@ func (d Destination) Weak() bool {
 // either. Either scheme's default port folds away too. Keys stay exact;
 // only "may be the same" widens.
 //
-// A URL's path has three readings (pathReadings): a browser's (a
-// backslash is a slash, then dot segments go), curl's (dot segments go,
-// a backslash is data) and a server's that decodes %2F and %5C before it
+// A URL's path has four readings (pathReadings): a browser's (a
+// backslash is a slash, %2E a dot, then dot segments go), a browser's of
+// a %5C written so (data), curl's (dot segments go; a backslash and %2E
+// are data) and a server's that decodes %2E, %2F and %5C before it
 // resolves dot segments. Each is folded further as servers do: runs of
 // slashes are one (nginx), a trailing slash is none (Express routes /hook/
 // as /hook). Reviews 39–41 found a check of /hooks\a, /hooks/x\..\a and
@@ -119,12 +120,15 @@ var (
 	separators  = strings.NewReplacer(`\`, "/", "%5c", "/", "%2f", "/")
 )
 
-// pathReadings are a URL path's readings for "may be the same", its letter
+// pathReadings are a URL path's four readings for "may be the same", its letter
 // case folded (%5c, %2f, %2e), each with its slashes merged and no
 // trailing slash:
 //   - a WHATWG parser's (a browser, Node's fetch, Playwright): a backslash
 //     is a slash (a key writes one as %5C: it is read as a slash here),
 //     %2E is a dot, then dot segments go; the server then decodes %2F;
+//   - the same where the key's %5C was written %5C, which a WHATWG parser
+//     keeps as data: dot segments go where slashes part them, then the
+//     server decodes %2F and %5C and resolves what that leaves;
 //   - curl's: dot segments go where slashes part them (%2E is no dot to
 //     curl), then the server decodes %2E, %2F and %5C and resolves the
 //     dot segments that leaves;
@@ -137,9 +141,10 @@ var (
 func pathReadings(path string) []string {
 	dots := strings.ReplaceAll(path, "%2e", ".")
 	whatwg := strings.ReplaceAll(dotSegmentsRemoved(backslashes.Replace(dots)), "%2f", "/")
+	escaped := dotSegmentsRemoved(separators.Replace(dotSegmentsRemoved(dots)))
 	curl := dotSegmentsRemoved(separators.Replace(strings.ReplaceAll(dotSegmentsRemoved(path), "%2e", ".")))
 	server := dotSegmentsRemoved(separators.Replace(dots))
-	out := []string{whatwg, curl, server}
+	out := []string{whatwg, escaped, curl, server}
 	for i, p := range out {
 		out[i] = strings.TrimRight(slashesMerged(p), "/")
 	}
