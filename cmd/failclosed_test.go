@@ -338,6 +338,10 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		{"url-path-separators", "and /hooks/a#100%", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://h.com/hooks/a#100%", "--sha256", strings.Repeat("a", 64)}},
 		{"url-path-separators", "and u^@h.com/hooks/a", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://u^@h.com/hooks/a", "--sha256", strings.Repeat("a", 64)}},
 		{"url-path-separators", "and /hooks/%2e%2e/../a", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/https://h.com/hooks/%2e%2e/../a", "--sha256", strings.Repeat("a", 64)}},
+		// The forty-third: "://" in an id without a scheme (curl sends
+		// h.com/hooks/a#:// as GET /hooks/a).
+		{"url-path-separators", "and h.com/hooks/a#://", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/h.com/hooks/a#://", "--sha256", strings.Repeat("a", 64)}},
+		{"url-path-separators", "and u:p@h.com/hooks/a#a://b", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/u:p@h.com/hooks/a#a://b", "--sha256", strings.Repeat("a", 64)}},
 		{"url-path-escapes", `/s/a%40b\c is /s/a%40b/c`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://h.com/s/a%40b\c`, "--sha256", strings.Repeat("a", 64)}},
 		// The same review: a WHATWG parser writes an IP address in one
 		// form, reads a port as a number and removes tabs and newlines.

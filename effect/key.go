@@ -83,8 +83,8 @@ func (d Destination) FoldedIdentities() []string {
 }
 
 // httpParts splits an http:// URL into its authority (up to a slash, a
-// backslash, ? or #), its path (up to ? or #) and the rest (query,
-// fragment). Written out, not as a regular expression: Go's backtracking
+// backslash, ? or #), its path (up to ? or #) and its query; the fragment,
+// never sent, is left out. Written out, not as a regular expression: Go's backtracking
 // matcher cleared a bit set as long as the URL for each match, which made
 // a check over a 1 MB id take seconds (the forty-first review).
 func httpParts(u string) (auth, path, rest string) {
@@ -94,7 +94,10 @@ func httpParts(u string) (auth, path, rest string) {
 		return u, "", ""
 	}
 	auth, u = u[:i], u[i:]
-	if j := strings.IndexAny(u, "?#"); j >= 0 {
+	if j := strings.IndexByte(u, '#'); j >= 0 {
+		u = u[:j] // the fragment is never sent
+	}
+	if j := strings.IndexByte(u, '?'); j >= 0 {
 		return auth, u[:j], u[j:]
 	}
 	return auth, u, ""
@@ -200,6 +203,12 @@ func hostEndSlash(rest string) string {
 	}
 	return rest
 }
+
+// schemeWritten is a URL's own scheme at the start of an id (ftp://…),
+// which an http(s) id must not be read under. Only at the start: a "://"
+// later (h.com/a#://, in the fragment) left the id as written, apart from
+// h.com/a (a forty-third review).
+var schemeWritten = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 
 // looseScheme is an http(s) scheme written with other than "//" after it.
 var looseScheme = regexp.MustCompile(`(?i)^(https?):[/\\]*(.*)$`)
@@ -317,7 +326,7 @@ func (d Destination) Canonical() Destination {
 			if u := NormalizeURL(strings.ToLower(m[1]) + "://" + hostEndSlash(m[2])); u != "" {
 				d.ID = u
 			}
-		} else if !strings.Contains(id, "://") {
+		} else if !schemeWritten.MatchString(id) {
 			// No scheme; "//h/x" names the host h too.
 			if u := NormalizeURL("http://" + hostEndSlash(strings.TrimLeft(id, `/\`))); u != "" {
 				d.ID = u

@@ -241,6 +241,25 @@ func TestMayBeSame_URLPathSeparators(t *testing.T) {
 	}
 }
 
+// An id without a scheme is a URL even with "://" after its start (in the
+// fragment, say); one that starts with another scheme is not read as an
+// http URL (the forty-third review).
+func TestCanonical_SchemeOnlyAtTheStart(t *testing.T) {
+	for id, want := range map[string]string{
+		"h.com/hooks/a#://":       "http://h.com/hooks/a",
+		"u:p@h.com/hooks/a#a://b": "http://h.com/hooks/a",
+		"h.com:80/a?x=://":        "http://h.com/a?x=://",
+		"ftp://h.com/a":           "ftp://h.com/a",
+	} {
+		if got := (Destination{Provider: "http", ID: id}).Canonical().ID; got != want {
+			t.Errorf("Canonical(http/%s) = %q, want %q", id, got, want)
+		}
+	}
+	if ids := (Destination{Provider: "http", ID: "http://h.com/a#x"}).FoldedIdentities(); len(ids) != 1 || ids[0] != "http/http://h.com/a" {
+		t.Errorf("a fragment is part of the identity: %q", ids)
+	}
+}
+
 // curl reads %2E as data, a browser as a dot: /x/%2e%2e/../a is /x/a to
 // curl and /a to a browser, and may be either (the forty-second review).
 func TestMayBeSame_CurlAndBrowserReadings(t *testing.T) {
