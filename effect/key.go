@@ -124,8 +124,9 @@ var (
 )
 
 // pathReadings are a URL path's four readings for "may be the same", its letter
-// case folded (%5c, %2f, %2e), each with its slashes merged and no
-// trailing slash:
+// case folded (%5c, %2f, %2e), each with its dot segments removed by
+// removeDotSegments (the key's own), its slashes merged and no trailing
+// slash:
 //   - a WHATWG parser's (a browser, Node's fetch, Playwright): a backslash
 //     is a slash (a key writes one as %5C: it is read as a slash here),
 //     %2E is a dot, then dot segments go; the server then decodes %2F;
@@ -139,14 +140,14 @@ var (
 //
 // The key cannot tell a backslash from %5C (both are %5C): a path holding
 // both beside dot segments may be read otherwise by a browser (a known
-// limit). The readings differ only where the path holds %5C, %2F or a
-// backslash next to a dot segment.
+// limit). The readings differ only where the path holds %5C, %2F, %2E or
+// a backslash next to a dot segment.
 func pathReadings(path string) []string {
 	dots := strings.ReplaceAll(path, "%2e", ".")
-	whatwg := strings.ReplaceAll(dotSegmentsRemoved(backslashes.Replace(dots)), "%2f", "/")
-	escaped := dotSegmentsRemoved(separators.Replace(dotSegmentsRemoved(dots)))
-	curl := dotSegmentsRemoved(separators.Replace(strings.ReplaceAll(dotSegmentsRemoved(path), "%2e", ".")))
-	server := dotSegmentsRemoved(separators.Replace(dots))
+	whatwg := strings.ReplaceAll(removeDotSegments(backslashes.Replace(dots)), "%2f", "/")
+	escaped := removeDotSegments(separators.Replace(removeDotSegments(dots)))
+	curl := removeDotSegments(separators.Replace(strings.ReplaceAll(removeDotSegments(path), "%2e", ".")))
+	server := removeDotSegments(separators.Replace(dots))
 	out := []string{whatwg, escaped, curl, server}
 	for i, p := range out {
 		out[i] = strings.TrimRight(slashesMerged(p), "/")
@@ -166,30 +167,6 @@ func slashesMerged(p string) string {
 		}
 	}
 	return string(b)
-}
-
-// dotSegmentsRemoved removes the "." and ".." segments of a path that is
-// empty or starts with a slash, as RFC 3986 §5.2.4 and WHATWG do: an
-// empty segment counts as one (/a//.. is /a/), and ".." at the root is
-// dropped. The trailing slash a last dot segment leaves is not written
-// (pathReadings drops it anyway).
-func dotSegmentsRemoved(p string) string {
-	if !strings.HasPrefix(p, "/") || !strings.Contains(p, ".") {
-		return p
-	}
-	var kept []string
-	for _, seg := range strings.Split(p[1:], "/") {
-		switch seg {
-		case ".":
-		case "..":
-			if len(kept) > 0 {
-				kept = kept[:len(kept)-1]
-			}
-		default:
-			kept = append(kept, seg)
-		}
-	}
-	return "/" + strings.Join(kept, "/")
 }
 
 // hostEndSlash reads a backslash that ends the host (h.com\x) as the

@@ -16,7 +16,8 @@ import (
 // only adds an Authorization header), the fragment dropped (never sent),
 // percent-encoded unreserved characters decoded and other
 // percent-encodings in upper case, "." and ".." path segments removed
-// (unless the path holds %5C or %2F), an empty path as "/". It returns "" for what is not an absolute http or
+// (unless the path holds %5C, %2F or a dot segment written with %2E), an
+// empty path as "/". It returns "" for what is not an absolute http or
 // https URL. The built-in conventions' $url destinations use it; a
 // destination given on the command line (check --destination http/URL)
 // should be passed through it too.
@@ -300,9 +301,12 @@ func normalPercent(s string) string {
 }
 
 // removeDotSegments is RFC 3986 §5.2.4 for an absolute path: "." and ".."
-// segments go, a trailing slash stays.
+// segments go (an empty segment counts as one: /a//.. is /a/, and ".."
+// at the root is dropped), a trailing slash stays. What is not an absolute
+// path is returned as it is. The key's canonical URL and each of
+// FoldedIdentities' readings of a path use it.
 func removeDotSegments(p string) string {
-	if !strings.Contains(p, ".") {
+	if !strings.HasPrefix(p, "/") || !strings.Contains(p, ".") {
 		return p
 	}
 	segs := strings.Split(p, "/")

@@ -845,7 +845,7 @@ known_destination(d) if folded_title(d) != ""
 # another: it folded to what "may be the same" compares (letter case; for
 # a URL, providers http and https being one kind of destination, its
 # provider and scheme, either scheme's default port, and each of its
-# path's readings: a browser's, curl's, a server's). The builtin
+# path's readings: two of a browser's, curl's, a server's). The builtin
 # effectlint.folded_identities is effect.Destination.FoldedIdentities
 # itself, so the Go index that picks a check's scopes folds as the rules
 # do (the rules once said it in Rego: a path's dot segments cost n log n
