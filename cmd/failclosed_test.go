@@ -342,6 +342,12 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		// h.com/hooks/a#:// as GET /hooks/a).
 		{"url-path-separators", "and h.com/hooks/a#://", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/h.com/hooks/a#://", "--sha256", strings.Repeat("a", 64)}},
 		{"url-path-separators", "and u:p@h.com/hooks/a#a://b", []string{"--task", "t9", "--checkpoint", "send", "--destination", "http/u:p@h.com/hooks/a#a://b", "--sha256", strings.Repeat("a", 64)}},
+		// The forty-fourth: curl ends the authority at a slash only, so a
+		// backslash before an @ is userinfo to it (it sends
+		// https://u\@h.com/hooks/a to h.com as /hooks/a).
+		{"url-path-separators", `and https://u\@h.com/hooks/a`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://u\@h.com/hooks/a`, "--sha256", strings.Repeat("a", 64)}},
+		{"url-path-separators", `and u:p\@h.com:443/hooks/a`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://u:p\@h.com:443/hooks/a`, "--sha256", strings.Repeat("a", 64)}},
+		{"url-path-separators", `and http:x\@h.com/hooks/a`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/http:x\@h.com/hooks/a`, "--sha256", strings.Repeat("a", 64)}},
 		{"url-path-escapes", `/s/a%40b\c is /s/a%40b/c`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://h.com/s/a%40b\c`, "--sha256", strings.Repeat("a", 64)}},
 		// The same review: a WHATWG parser writes an IP address in one
 		// form, reads a port as a number and removes tabs and newlines.
@@ -437,6 +443,7 @@ func TestCheck_URLSpellingFoldersAllowOtherDestinations(t *testing.T) {
 		{"url-host-spellings", "https://[::2]/hooks/b"},
 		{"url-host-spellings", "https://h.com:4430/hooks/c"},
 		{"url-path-escapes", `https://h.com/s/a%40b\d`},
+		{"url-path-separators", `https://u\@g.com/hooks/a`},
 		{"url-path-escapes", "https://h.com/t/x"},
 	} {
 		out, _, code := runWith(t, "", builtinRules(t), "check", "--no-cache", "--task", "t9", "--checkpoint", "send", "--destination", "http/"+c[1],

@@ -71,15 +71,43 @@ func (d Destination) FoldedIdentities() []string {
 		id = "http://" + id // a URL written without its scheme
 	}
 	auth, path, rest := httpParts(id)
-	auth = withoutDefaultPort(auth)
 	var out []string
-	for _, p := range pathReadings(path) {
-		u := "http/http://" + auth + p + rest
-		if !slices.Contains(out, u) {
-			out = append(out, u)
+	add := func(auth, path string) {
+		auth = withoutDefaultPort(auth)
+		for _, p := range pathReadings(path) {
+			if u := "http/http://" + auth + p + rest; !slices.Contains(out, u) {
+				out = append(out, u)
+			}
 		}
 	}
+	add(auth, path)
+	if auth, path, ok := curlAuthority(path); ok {
+		add(auth, path)
+	}
 	return out
+}
+
+// curlAuthority is curl's reading of a URL whose authority a browser ends
+// at a backslash: curl ends it at the first slash only, so in
+// https://u\@h.com/hooks/a (which a key writes https://u/@h.com/hooks/a,
+// as a browser reads it) u\ is the userinfo and h.com the host. Given
+// the path a browser reads, it returns curl's host and path when the
+// first segment holds an @ (a forty-fourth review found the check allowed
+// after https://h.com/hooks/a was sent). A URL whose path really starts
+// /x@… gets that reading too, on the fail-closed side.
+func curlAuthority(path string) (auth, rest string, ok bool) {
+	if path == "" || (path[0] != '/' && path[0] != '\\') {
+		return "", "", false
+	}
+	first, rest := path[1:], ""
+	if i := strings.IndexByte(first, '/'); i >= 0 {
+		first, rest = first[:i], first[i:]
+	}
+	at := strings.LastIndexByte(first, '@')
+	if at < 0 {
+		return "", "", false
+	}
+	return first[at+1:], rest, true
 }
 
 // httpParts splits an http:// URL into its authority (up to a slash, a

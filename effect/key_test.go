@@ -260,6 +260,22 @@ func TestCanonical_SchemeOnlyAtTheStart(t *testing.T) {
 	}
 }
 
+// A backslash before an @ ends the host for a browser (u) and is userinfo
+// for curl (host h.com): either may be the request (the forty-fourth
+// review).
+func TestMayBeSame_BackslashInTheUserinfo(t *testing.T) {
+	sent := Destination{Provider: "https", ID: "https://h.com/hooks/a"}
+	for _, id := range []string{`https://u\@h.com/hooks/a`, `u:p\@h.com/hooks/a`, `http:x\@H.COM:80/hooks/a`, `https://u\x\@h.com/hooks/a`} {
+		d := Destination{Provider: "http", ID: id}
+		if !MayBeSame(sent, d) || !MayBeSame(sent, d.Canonical()) {
+			t.Errorf("%q is not %q (%q)", id, sent.ID, d.Canonical().FoldedIdentities())
+		}
+	}
+	if d := (Destination{Provider: "http", ID: `https://u\@g.com/hooks/a`}).Canonical(); MayBeSame(sent, d) {
+		t.Errorf("%q is %q", d.ID, sent.ID)
+	}
+}
+
 // curl reads %2E as data, a browser as a dot: /x/%2e%2e/../a is /x/a to
 // curl and /a to a browser, and may be either (the forty-second review).
 func TestMayBeSame_CurlAndBrowserReadings(t *testing.T) {

@@ -411,6 +411,8 @@ func Run(t *testing.T, open Opener) {
 		want(t, "G claims the spelling with a dot segment", claimT("G", dotted.String(), ""), false, ledger.ClaimedByOther, ledger.Free, 0)
 		popped, _ := effect.NewKey(effect.Destination{Provider: "http", ID: `https://example.com/hook\x/../`}, sha3)
 		want(t, "G claims a spelling whose .. pops a backslashed segment", claimT("G", popped.String(), ""), false, ledger.ClaimedByOther, ledger.Free, 0)
+		userinfo, _ := effect.NewKey(effect.Destination{Provider: "http", ID: `https://u\@example.com/hook`}, sha3)
+		want(t, "G claims curl's spelling with a backslash in the userinfo", claimT("G", userinfo.String(), ""), false, ledger.ClaimedByOther, ledger.Free, 0)
 		zeros, _ := effect.NewKey(effect.Destination{Provider: "http", ID: "https://example.com:0443/hook"}, sha3)
 		want(t, "G claims the port written 0443", claimT("G", zeros.String(), ""), false, ledger.ClaimedByOther, ledger.Free, 0)
 		// Titles and ids that differ by a simple case fold (the long s).
