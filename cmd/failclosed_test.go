@@ -347,6 +347,7 @@ func TestCheck_OrderAndAttributionCasesStop(t *testing.T) {
 		// https://u\@h.com/hooks/a to h.com as /hooks/a).
 		{"url-path-separators", `and https://u\@h.com/hooks/a`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://u\@h.com/hooks/a`, "--sha256", strings.Repeat("a", 64)}},
 		{"url-path-separators", `and u:p\@h.com:443/hooks/a`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://u:p\@h.com:443/hooks/a`, "--sha256", strings.Repeat("a", 64)}},
+		{"url-path-separators", `and https://u\@h.com.:/hooks/a`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://u\@h.com.:/hooks/a`, "--sha256", strings.Repeat("a", 64)}},
 		{"url-path-separators", `and http:x\@h.com/hooks/a`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/http:x\@h.com/hooks/a`, "--sha256", strings.Repeat("a", 64)}},
 		{"url-path-escapes", `/s/a%40b\c is /s/a%40b/c`, []string{"--task", "t9", "--checkpoint", "send", "--destination", `http/https://h.com/s/a%40b\c`, "--sha256", strings.Repeat("a", 64)}},
 		// The same review: a WHATWG parser writes an IP address in one

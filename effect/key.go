@@ -82,6 +82,12 @@ func (d Destination) FoldedIdentities() []string {
 	}
 	add(auth, path)
 	if auth, path, ok := curlAuthority(path); ok {
+		// The host curl reads is put in canonical form as the key puts
+		// the browser's (an empty port, a trailing dot: the forty-fifth
+		// review); once, not again for its own path.
+		if u := NormalizeURL("http://" + auth + path); u != "" {
+			auth, path, _ = httpParts(FoldCase(u))
+		}
 		add(auth, path)
 	}
 	return out

@@ -265,7 +265,8 @@ func TestCanonical_SchemeOnlyAtTheStart(t *testing.T) {
 // review).
 func TestMayBeSame_BackslashInTheUserinfo(t *testing.T) {
 	sent := Destination{Provider: "https", ID: "https://h.com/hooks/a"}
-	for _, id := range []string{`https://u\@h.com/hooks/a`, `u:p\@h.com/hooks/a`, `http:x\@H.COM:80/hooks/a`, `https://u\x\@h.com/hooks/a`} {
+	for _, id := range []string{`https://u\@h.com/hooks/a`, `u:p\@h.com/hooks/a`, `http:x\@H.COM:80/hooks/a`, `https://u\x\@h.com/hooks/a`,
+		`https://u\@h.com:/hooks/a`, `https://u\@h.com./hooks/a`, `u\@h.com%2e:/hooks/a`, `u\@%68.com/hooks/./a`} { // the forty-fifth review: curl's host in canonical form
 		d := Destination{Provider: "http", ID: id}
 		if !MayBeSame(sent, d) || !MayBeSame(sent, d.Canonical()) {
 			t.Errorf("%q is not %q (%q)", id, sent.ID, d.Canonical().FoldedIdentities())
