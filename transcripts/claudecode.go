@@ -44,7 +44,8 @@ func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 	unknown := map[string]int{}
 	claimed := false // by the profile's source too
 	jsonLines(src, in, rn.opt.MaxLineBytes, "sessionId", func(l rawLine, r gjson.Result) {
-		if p, repeated := repeatedKeyProblem(in.Path, l.num, l.bytes, r.Get("sessionId").String(),
+		t := claudeTopOf(r)
+		if p, repeated := repeatedKeyProblem(in.Path, l.num, l.bytes, t.sessionID.String(),
 			"sessionId", "agentId", "isSidechain", "type", "data.type", "data.agentId"); repeated {
 			in.addProblem(p) // SPEC §3: two readings, neither is taken
 			return
@@ -53,20 +54,20 @@ func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 			claimed = true
 			in.Notices = append(in.Notices, fmt.Sprintf("the profile's source (detect %q) also claims this file; read as a Claude Code session (--input-format profile reads it as the profile's format)", clip(s.Detect, 80)))
 		}
-		typ := r.Get("type").String()
+		typ := t.typ.String()
 		if known := claudeVariant(typ, claudeCodeNames); known != "" {
 			// SPEC §3, as for native types: a misspelt known type or
 			// another type, it cannot be told; read as unknown, the
 			// evidence it carries would be lost.
-			in.addProblem(Problem{File: in.Path, Line: l.num, Task: r.Get("sessionId").String(),
+			in.addProblem(Problem{File: in.Path, Line: l.num, Task: t.sessionID.String(),
 				Message: fmt.Sprintf("type %q differs from %s only in letter case or separators: a misspelt %s or another type, it cannot be told", clip(typ, 60), known, known)})
 			return
 		}
 		if !claudeCodeTypes[typ] {
 			unknown[clip(typ, 40)]++
 		}
-		ts, ok := parseTime(r.Get("timestamp"))
-		session := r.Get("sessionId")
+		ts, ok := parseTime(t.timestamp)
+		session := t.sessionID
 		if !claudeEvidenceTypes[typ] {
 			return // snapshots, summaries and queue records carry no evidence
 		}
@@ -86,24 +87,24 @@ func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 			return // not written yet at --as-of: no result seen after it decides a call
 		}
 		sessions++
-		line := claudeLine{session: session.Str, ts: ts, num: l.num, cwd: r.Get("cwd").String()}
-		if r.Get("isSidechain").Bool() {
-			line.agent = r.Get("agentId").String()
+		line := claudeLine{session: session.Str, ts: ts, num: l.num, cwd: t.cwd.String()}
+		if t.isSidechain.Bool() {
+			line.agent = t.agentID.String()
 			if line.agent == "" {
 				line.agent = "sidechain"
 			}
 		}
-		if r.Get("type").String() == "progress" && r.Get("data.type").String() == "agent_progress" {
+		if typ == "progress" && t.data.Get("type").String() == "agent_progress" {
 			// A copy of a subagent line, embedded in the parent's progress.
-			msg := r.Get("data.message")
-			if t, ok := parseTime(msg.Get("timestamp")); ok {
-				line.ts = t
+			msg := claudeTopOf(t.data.Get("message"))
+			if ts, ok := parseTime(msg.timestamp); ok {
+				line.ts = ts
 			}
-			line.agent = r.Get("data.agentId").String()
+			line.agent = t.data.Get("agentId").String()
 			if line.agent != "" {
 				// The subagent a Task/Agent call started is named by its
 				// progress (parentToolUseID): it is known, result or not.
-				if p := r.Get("parentToolUseID").String(); p != "" && rn.once("agent-named:"+p) {
+				if p := t.parentToolUseID.String(); p != "" && rn.once("agent-named:"+p) {
 					rn.seen["agent-of:"+p+"\x00"+line.agent] = true
 				}
 			}
@@ -111,13 +112,13 @@ func (rn *run) readClaudeCode(src io.Reader, in *Input) {
 				// Whose line this copies cannot be told: a problem of
 				// this line, unless it is a copy of a line read anyway
 				// (decided at the end of the input).
-				orphans = append(orphans, orphanCopy{line: l.num, uuid: msg.Get("uuid").String(), fp: lineFingerprint(msg)})
+				orphans = append(orphans, orphanCopy{line: l.num, uuid: msg.uuid.String(), fp: lineFingerprint(&msg)})
 				return
 			}
-			rn.claudeRecord(conv, line, msg)
+			rn.claudeRecord(conv, line, &msg)
 			return
 		}
-		rn.claudeRecord(conv, line, r)
+		rn.claudeRecord(conv, line, &t)
 	})
 	rn.agentsWithoutResult(conv, in)
 	if len(unknown) > 0 {
@@ -203,8 +204,8 @@ func (rn *run) once(key string) bool {
 // line still answers a call that waits for a result under its id.
 
 // lineFingerprint is what two lines must share to be copies of each other.
-func lineFingerprint(r gjson.Result) string {
-	return canonicalDigest(r.Get("message.content"), r.Get("type").String(), r.Get("subtype").String())
+func lineFingerprint(t *claudeTop) string {
+	return canonicalDigest(t.content(), t.typ.String(), t.subtype.String())
 }
 
 // canonicalBufs are the buffers canonicalDigest writes into: a line's
@@ -301,17 +302,17 @@ var (
 	claudeContentNames = newKnownNames(claudeContentTypes)
 )
 
-func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
+func (rn *run) claudeRecord(conv *conventions, l claudeLine, t *claudeTop) {
 	conv.wrote(l.task(), l.num)
-	if l.agent == "" && rn.copiedFrom(l.session, r) != "" {
-		rn.claudeCopy(conv, l, r) // a fork's copy of its parent's line: read as the parent's
+	if l.agent == "" && rn.copiedFrom(l.session, t) != "" {
+		rn.claudeCopy(conv, l, t) // a fork's copy of its parent's line: read as the parent's
 		return
 	}
-	u := r.Get("uuid").String()
+	u := t.uuid.String()
 	if u != "" {
 		rn.seen["uuid:"+u] = true
-		if !rn.once("line:" + u + "\x00" + lineFingerprint(r)) {
-			rn.claudeCopy(conv, l, r) // read already
+		if !rn.once("line:" + u + "\x00" + lineFingerprint(t)) {
+			rn.claudeCopy(conv, l, t) // read already
 			return
 		}
 	}
@@ -326,17 +327,17 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 		}
 		conv.lifecycle(task, l.ts, l.num, "task_started", fields)
 	}
-	content := r.Get("message.content")
+	content := t.content()
 	content.ForEach(func(_, item gjson.Result) bool {
-		if t := item.Get("type"); t.Type == gjson.String {
-			if known := claudeVariant(t.Str, claudeContentNames); known != "" {
+		if it := item.Get("type"); it.Type == gjson.String {
+			if known := claudeVariant(it.Str, claudeContentNames); known != "" {
 				conv.in.addProblem(Problem{File: conv.in.Path, Line: l.num, Task: task,
-					Message: fmt.Sprintf("content item type %q differs from %s only in letter case or separators: a misspelt %s or another type, it cannot be told", clip(t.Str, 60), known, known)})
+					Message: fmt.Sprintf("content item type %q differs from %s only in letter case or separators: a misspelt %s or another type, it cannot be told", clip(it.Str, 60), known, known)})
 			}
 		}
 		return true
 	})
-	switch r.Get("type").String() {
+	switch t.typ.String() {
 	case "assistant":
 		content.ForEach(func(_, item gjson.Result) bool {
 			if item.Get("type").String() == "tool_use" {
@@ -378,18 +379,18 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 			rn.claudeText(conv, l, task, content.Str)
 			return
 		}
-		rn.claudeSpawned(conv, l, task, r, content)
+		rn.claudeSpawned(conv, l, task, t, content)
 		content.ForEach(func(_, item gjson.Result) bool {
 			switch item.Get("type").String() {
 			case "tool_result":
-				rn.claudeResult(conv, l, item, r.Get("toolUseResult"))
+				rn.claudeResult(conv, l, item, t.toolUseResult)
 			case "text":
 				rn.claudeText(conv, l, task, item.Get("text").String())
 			}
 			return true
 		})
 	case "system":
-		if r.Get("subtype").String() == "compact_boundary" {
+		if t.subtype.String() == "compact_boundary" {
 			conv.lifecycle(task, l.ts, l.num, "interrupted", map[string]any{"reason": "context_reset"})
 		}
 	}
@@ -398,14 +399,14 @@ func (rn *run) claudeRecord(conv *conventions, l claudeLine, r gjson.Result) {
 // claudeCopy reads a copy of a line: its results still answer a call
 // that waits under their id (one that reused the id since); nothing else
 // in it is read again.
-func (rn *run) claudeCopy(conv *conventions, l claudeLine, r gjson.Result) {
-	if r.Get("type").String() != "user" {
+func (rn *run) claudeCopy(conv *conventions, l claudeLine, t *claudeTop) {
+	if t.typ.String() != "user" {
 		return
 	}
-	r.Get("message.content").ForEach(func(_, item gjson.Result) bool {
+	t.content().ForEach(func(_, item gjson.Result) bool {
 		if item.Get("type").String() == "tool_result" {
 			if id := item.Get("tool_use_id").String(); id != "" && conv.pending[id] != nil {
-				rn.claudeResult(conv, l, item, r.Get("toolUseResult"))
+				rn.claudeResult(conv, l, item, t.toolUseResult)
 			}
 		}
 		return true
@@ -523,12 +524,12 @@ var agentIDText = regexp.MustCompile(`(?m)^agentId: ([A-Za-z0-9_-]+)`)
 // text "agentId: X" of the result). That subagent is a referenced task: if
 // its history is not among the inputs, the analyzer marks it referenced
 // but without history (incomplete, fail closed).
-func (rn *run) claudeSpawned(conv *conventions, l claudeLine, task string, r, content gjson.Result) {
+func (rn *run) claudeSpawned(conv *conventions, l claudeLine, task string, t *claudeTop, content gjson.Result) {
 	var ids []string
-	if a := r.Get("toolUseResult.agentId"); a.Type == gjson.String && a.Str != "" {
+	if a := t.toolUseResult.Get("agentId"); a.Type == gjson.String && a.Str != "" {
 		ids = append(ids, a.Str)
 	}
-	if a := r.Get("agentId"); a.Type == gjson.String && a.Str != "" && !r.Get("isSidechain").Bool() {
+	if a := t.agentID; a.Type == gjson.String && a.Str != "" && !t.isSidechain.Bool() {
 		ids = append(ids, a.Str)
 	}
 	content.ForEach(func(_, item gjson.Result) bool {

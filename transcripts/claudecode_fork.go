@@ -48,12 +48,13 @@ const claudeForkScanLineBytes = 1 << 20
 // claudeCopyKey is what makes lines of two sessions one line: the uuid
 // (of the original, where forkedFrom names it) and the exact text of what
 // the line says. A line of a subagent or a progress copy has none.
-func claudeCopyKey(r gjson.Result) (key, from string) {
-	if r.Get("isSidechain").Bool() || !claudeEvidenceTypes[r.Get("type").String()] || r.Get("type").String() == "progress" {
+func claudeCopyKey(t *claudeTop) (key, from string) {
+	typ := t.typ.String()
+	if t.isSidechain.Bool() || !claudeEvidenceTypes[typ] || typ == "progress" {
 		return "", ""
 	}
-	u := r.Get("uuid").String()
-	if f := r.Get("forkedFrom"); f.IsObject() {
+	u := t.uuid.String()
+	if f := t.forkedFrom; f.IsObject() {
 		from = f.Get("sessionId").String()
 		if m := f.Get("messageUuid").String(); m != "" {
 			u = m
@@ -63,7 +64,7 @@ func claudeCopyKey(r gjson.Result) (key, from string) {
 		return "", ""
 	}
 	h := sha256.New()
-	for _, part := range []string{u, r.Get("type").String(), r.Get("subtype").String(), r.Get("message").Raw} {
+	for _, part := range []string{u, typ, t.subtype.String(), t.message.Raw} {
 		h.Write(unsafe.Slice(unsafe.StringData(part), len(part)))
 		h.Write([]byte{0})
 	}
@@ -113,12 +114,12 @@ func (rn *run) claudeOwners(srcs []source) claudeForks {
 			}
 			// A view of the line, no copy (a line may be tens of MB);
 			// valid until the next line, and nothing of it is kept.
-			r := gjson.Parse(unsafe.String(unsafe.SliceData(l.bytes), len(l.bytes)))
-			session := r.Get("sessionId").String()
+			t := claudeTopOf(gjson.Parse(unsafe.String(unsafe.SliceData(l.bytes), len(l.bytes))))
+			session := t.sessionID.String()
 			if session == "" {
 				continue
 			}
-			ts, ok := parseTime(r.Get("timestamp"))
+			ts, ok := parseTime(t.timestamp)
 			if ok && !rn.opt.AsOf.IsZero() && ts.After(rn.opt.AsOf) {
 				continue
 			}
@@ -128,7 +129,7 @@ func (rn *run) claudeOwners(srcs []source) claudeForks {
 					start[session] = ts
 				}
 			}
-			key, from := claudeCopyKey(r)
+			key, from := claudeCopyKey(&t)
 			if key == "" {
 				continue
 			}
@@ -211,11 +212,11 @@ func (rn *run) claudeOwners(srcs []source) claudeForks {
 
 // copiedFrom is the session that owns this line of session, when it is
 // another's: the line is a copy, read as the owner's.
-func (rn *run) copiedFrom(session string, r gjson.Result) string {
+func (rn *run) copiedFrom(session string, t *claudeTop) string {
 	if len(rn.forks.owner) == 0 {
 		return ""
 	}
-	key, _ := claudeCopyKey(r)
+	key, _ := claudeCopyKey(t)
 	if o := rn.forks.owner[key]; o != "" && o != session {
 		return o
 	}
