@@ -1,9 +1,6 @@
 package transcripts
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"math"
@@ -11,9 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -206,83 +201,6 @@ func (rn *run) once(key string) bool {
 // lineFingerprint is what two lines must share to be copies of each other.
 func lineFingerprint(t *claudeTop) string {
 	return canonicalDigest(t.content(), t.typ.String(), t.subtype.String())
-}
-
-// canonicalBufs are the buffers canonicalDigest writes into: a line's
-// canonical form is as long as the line, and growing a new one for every
-// line was a tenth of reading a Claude Code session (issue 15).
-var canonicalBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// canonicalDigest is the hex SHA-256 of each head followed by a zero byte,
-// then r in canonical form (canonicalJSON).
-func canonicalDigest(r gjson.Result, head ...string) string {
-	b := canonicalBufs.Get().(*bytes.Buffer)
-	b.Reset()
-	for _, h := range head {
-		b.WriteString(h)
-		b.WriteByte(0)
-	}
-	canonicalJSON(b, r)
-	sum := sha256.Sum256(b.Bytes())
-	if b.Cap() <= 1<<20 { // a huge line's buffer is not kept
-		canonicalBufs.Put(b)
-	}
-	return hex.EncodeToString(sum[:])
-}
-
-// canonicalJSON writes a JSON value with object keys in order and strings
-// decoded, so that two serializations of one value are one text. Strings
-// are written by length, not quoted: no text can pass for another, and
-// quoting every message's text was a sixth of reading a session.
-func canonicalJSON(b *bytes.Buffer, r gjson.Result) {
-	switch {
-	case r.IsObject():
-		type kv struct {
-			k string
-			v gjson.Result
-		}
-		var kvs []kv
-		r.ForEach(func(k, v gjson.Result) bool {
-			kvs = append(kvs, kv{k.String(), v})
-			return true
-		})
-		sort.SliceStable(kvs, func(i, j int) bool { return kvs[i].k < kvs[j].k })
-		b.WriteByte('{')
-		for i, x := range kvs {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			canonicalString(b, x.k)
-			b.WriteByte(':')
-			canonicalJSON(b, x.v)
-		}
-		b.WriteByte('}')
-	case r.IsArray():
-		b.WriteByte('[')
-		i := 0
-		r.ForEach(func(_, v gjson.Result) bool {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			i++
-			canonicalJSON(b, v)
-			return true
-		})
-		b.WriteByte(']')
-	case r.Type == gjson.String:
-		canonicalString(b, r.Str)
-	default:
-		b.WriteString(r.Raw)
-	}
-}
-
-// canonicalString writes s as "s", its length in bytes, ":" and s.
-func canonicalString(b *bytes.Buffer, s string) {
-	var n [20]byte
-	b.WriteByte('s')
-	b.Write(strconv.AppendInt(n[:0], int64(len(s)), 10))
-	b.WriteByte(':')
-	b.WriteString(s)
 }
 
 // claudeContentTypes are the content item types of Claude Code messages.

@@ -332,13 +332,21 @@ type keySpan struct {
 	escaped    bool
 }
 
+// keyFrame is an open object or array. It is small and holds no pointer:
+// a hostile line millions of levels deep holds one a level (an object's
+// key and key set are in keyObject, one per open object).
 type keyFrame struct {
 	object  bool
-	base    int // first of this object's keys in the shared list
-	set     map[string]struct{}
-	key     keySpan // the object's current key
-	index   int     // the array's current element
 	wantKey bool
+	base    int // an object's: first of its keys in the shared list
+	obj     int // an object's: its keyObject
+	index   int // an array's current element
+}
+
+// keyObject is what an open object holds besides its frame.
+type keyObject struct {
+	set map[string]struct{}
+	key keySpan // the object's current key
 }
 
 // keysInMap is the number of keys from which an object's keys are looked
@@ -353,8 +361,9 @@ func repeatedKeys(s string, limit int) (out []keyRepeat, more bool) {
 	// On the stack for the usual depth and width: growing these from nil
 	// was most of the scan's cost on a Claude Code line (issue 15).
 	var frameBuf [16]keyFrame
+	var objBuf [16]keyObject
 	var keyBuf [64]keySpan
-	frames, keys := frameBuf[:0], keyBuf[:0]
+	frames, objs, keys := frameBuf[:0], objBuf[:0], keyBuf[:0]
 	text := func(k keySpan) string {
 		if k.escaped {
 			return k.unescaped
@@ -367,11 +376,20 @@ func repeatedKeys(s string, limit int) (out []keyRepeat, more bool) {
 		case isSpace(c) || c == ':':
 			i++
 		case c == '{' || c == '[':
-			frames = append(frames, keyFrame{object: c == '{', base: len(keys), wantKey: c == '{'})
+			f := keyFrame{object: c == '{', base: len(keys), wantKey: c == '{'}
+			if f.object {
+				f.obj = len(objs)
+				objs = append(objs, keyObject{})
+			}
+			frames = append(frames, f)
 			i++
 		case c == '}' || c == ']':
 			f := &frames[len(frames)-1]
 			keys = keys[:f.base]
+			if f.object {
+				objs[f.obj] = keyObject{} // let the set go
+				objs = objs[:f.obj]
+			}
 			frames = frames[:len(frames)-1]
 			i++
 		case c == ',':
@@ -386,6 +404,7 @@ func repeatedKeys(s string, limit int) (out []keyRepeat, more bool) {
 			end, _ := scanString(s, i+1)
 			if n := len(frames); n > 0 && frames[n-1].object && frames[n-1].wantKey {
 				f := &frames[n-1]
+				o := &objs[f.obj]
 				f.wantKey = false
 				k := keySpan{start: i + 1, end: end - 1}
 				if strings.IndexByte(s[k.start:k.end], '\\') >= 0 {
@@ -393,8 +412,8 @@ func repeatedKeys(s string, limit int) (out []keyRepeat, more bool) {
 				}
 				kt := text(k)
 				repeated := false
-				if f.set != nil {
-					_, repeated = f.set[kt]
+				if o.set != nil {
+					_, repeated = o.set[kt]
 				} else {
 					for _, o := range keys[f.base:] {
 						if o.end-o.start == k.end-k.start || o.escaped || k.escaped {
@@ -405,20 +424,20 @@ func repeatedKeys(s string, limit int) (out []keyRepeat, more bool) {
 						}
 					}
 				}
-				f.key = k
+				o.key = k
 				if repeated {
 					if len(out) == limit {
 						return out, true
 					}
-					out = append(out, keyRepeat{at: i, path: keyPath(frames, text)})
-				} else if f.set != nil {
-					f.set[kt] = struct{}{}
+					out = append(out, keyRepeat{at: i, path: keyPath(frames, objs, text)})
+				} else if o.set != nil {
+					o.set[kt] = struct{}{}
 				} else {
 					keys = append(keys, k)
 					if len(keys)-f.base > keysInMap {
-						f.set = make(map[string]struct{}, 2*keysInMap)
-						for _, o := range keys[f.base:] {
-							f.set[text(o)] = struct{}{}
+						o.set = make(map[string]struct{}, 2*keysInMap)
+						for _, x := range keys[f.base:] {
+							o.set[text(x)] = struct{}{}
 						}
 						keys = keys[:f.base]
 					}
@@ -436,7 +455,7 @@ func repeatedKeys(s string, limit int) (out []keyRepeat, more bool) {
 
 // keyPath names the current key of the innermost object: each enclosing
 // object's key and array's index, from the root.
-func keyPath(frames []keyFrame, text func(keySpan) string) string {
+func keyPath(frames []keyFrame, objs []keyObject, text func(keySpan) string) string {
 	var b strings.Builder
 	for _, f := range frames {
 		if !f.object {
@@ -446,7 +465,7 @@ func keyPath(frames []keyFrame, text func(keySpan) string) string {
 		if b.Len() > 0 {
 			b.WriteByte('.')
 		}
-		b.WriteString(clip(text(f.key), 40))
+		b.WriteString(clip(text(objs[f.obj].key), 40))
 	}
 	return clip(b.String(), 200)
 }
