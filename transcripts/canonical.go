@@ -149,19 +149,15 @@ func (st *canonicalState) canonical(s string) (form []byte, ok bool) {
 			if e < 0 {
 				return nil, false
 			}
-			text := s[i+1 : e-1]
-			if strings.IndexByte(text, '\\') >= 0 {
-				text = gjson.Parse(s[i:e]).Str
-			}
+			quoted := s[i:e]
 			i = e
 			if n := len(st.frames); n > 0 && st.frames[n-1].object && st.frames[n-1].wantKey {
 				if st.pendingKey(st.frames[n-1]) {
 					return nil, false // a key where a value belongs
 				}
 				m := canonicalMember{start: len(st.buf), end: -1}
-				st.buf = appendCanonicalString(st.buf, text)
+				st.buf, m.keyStart = appendCanonicalQuoted(st.buf, quoted)
 				m.keyEnd = len(st.buf)
-				m.keyStart = m.keyEnd - len(text)
 				st.buf = append(st.buf, ':')
 				st.members = append(st.members, m)
 				st.frames[n-1].wantKey = false
@@ -170,7 +166,7 @@ func (st *canonicalState) canonical(s string) (form []byte, ok bool) {
 			if !begin() {
 				return nil, false
 			}
-			st.buf = appendCanonicalString(st.buf, text)
+			st.buf, _ = appendCanonicalQuoted(st.buf, quoted)
 			end()
 		default:
 			j := i
@@ -231,6 +227,70 @@ func appendCanonicalString(b []byte, text string) []byte {
 	b = strconv.AppendInt(b, int64(len(text)), 10)
 	b = append(b, ':')
 	return append(b, text...)
+}
+
+// appendCanonicalQuoted appends the canonical form of the JSON string
+// quoted (with its quotes) and returns where its decoded text begins in b.
+// The usual escapes (\n, \", \\ …) are decoded here, without a copy; a
+// \u escape or anything odd is left to gjson's decoding, which the
+// readers use everywhere else.
+func appendCanonicalQuoted(b []byte, quoted string) ([]byte, int) {
+	raw := quoted[1 : len(quoted)-1]
+	if strings.IndexByte(raw, '\\') < 0 {
+		b = appendCanonicalString(b, raw)
+		return b, len(b) - len(raw)
+	}
+	n, ok := len(raw), true
+	for k := 0; k < len(raw) && ok; k++ {
+		switch {
+		case raw[k] < ' ':
+			ok = false
+		case raw[k] == '\\':
+			k++
+			if k >= len(raw) || simpleEscape(raw[k]) == 0 {
+				ok = false
+			}
+			n--
+		}
+	}
+	if !ok {
+		text := gjson.Parse(quoted).Str
+		b = appendCanonicalString(b, text)
+		return b, len(b) - len(text)
+	}
+	b = append(b, 's')
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, ':')
+	at := len(b)
+	for k := 0; k < len(raw); k++ {
+		if c := raw[k]; c != '\\' {
+			b = append(b, c)
+			continue
+		}
+		k++
+		b = append(b, simpleEscape(raw[k]))
+	}
+	return b, at
+}
+
+// simpleEscape is the byte a one-letter JSON escape stands for (after the
+// backslash); 0 for \u and anything else.
+func simpleEscape(c byte) byte {
+	switch c {
+	case '"', '\\', '/':
+		return c
+	case 'b':
+		return '\b'
+	case 'f':
+		return '\f'
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	}
+	return 0
 }
 
 // stringEnd is the index after the closing quote of the string whose
