@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -82,6 +83,9 @@ func (rn *run) claudeOwners(srcs []source) claudeForks {
 	holders := map[string][]holding{} // copy key → sessions, in read order
 	order := map[string][]string{}    // session → its copy keys, in file order
 	start := map[string]time.Time{}   // session → its files' earliest beginning
+	interned := map[string]string{}   // session ids, cloned once
+	type keySession struct{ key, session string }
+	held := map[keySession]bool{} // the holdings of holders
 	for _, s := range srcs {
 		if !s.file() {
 			continue
@@ -112,12 +116,21 @@ func (rn *run) claudeOwners(srcs []source) claudeForks {
 			if l.tooLong || !validJSON(l.bytes) {
 				continue
 			}
-			// A view of the line, no copy (a line may be tens of MB);
-			// valid until the next line, and nothing of it is kept.
+			// A view of the line, no copy (a line may be tens of MB),
+			// valid until the next line: what is kept of it (the
+			// session ids) is cloned. Kept as views, they changed under
+			// the maps that hold them when the reader reused its buffer,
+			// and a file of many sessions lost most of them.
 			t := claudeTopOf(gjson.Parse(unsafe.String(unsafe.SliceData(l.bytes), len(l.bytes))))
 			session := t.sessionID.String()
 			if session == "" {
 				continue
+			}
+			if s, ok := interned[session]; ok {
+				session = s
+			} else {
+				session = strings.Clone(session)
+				interned[session] = session
 			}
 			ts, ok := parseTime(t.timestamp)
 			if ok && !rn.opt.AsOf.IsZero() && ts.After(rn.opt.AsOf) {
@@ -133,13 +146,12 @@ func (rn *run) claudeOwners(srcs []source) claudeForks {
 			if key == "" {
 				continue
 			}
-			hs := holders[key]
-			dup := false
-			for _, h := range hs {
-				dup = dup || h.session == session
-			}
-			if !dup {
-				holders[key] = append(hs, holding{session, from})
+			from = strings.Clone(from)
+			// One message copied into thousands of sessions: a scan of
+			// the holders for this one was quadratic (issue 15).
+			if ks := (keySession{key, session}); !held[ks] {
+				held[ks] = true
+				holders[key] = append(holders[key], holding{session, from})
 			}
 			order[session] = append(order[session], key)
 		}
@@ -193,21 +205,48 @@ func (rn *run) claudeOwners(srcs []source) claudeForks {
 	// A chain of forks resumes its nearest ancestor; ownership by time is
 	// a strict order, but forkedFrom can name anything:
 	// a session that would resume itself through others resumes none.
-	var cyclic []string
-	for s := range f.resumes {
-		seen := map[string]bool{s: true}
-		for p := f.resumes[s]; p != ""; p = f.resumes[p] {
-			if seen[p] {
-				cyclic = append(cyclic, s)
-				break
-			}
-			seen[p] = true
-		}
-	}
-	for _, s := range cyclic {
+	for _, s := range reachesCycle(f.resumes) {
 		delete(f.resumes, s)
 	}
 	return f
+}
+
+// reachesCycle lists the sessions whose chain of resumes comes back to a
+// session it passed (a cycle, or a chain that runs into one), in one walk
+// of each session: walking every chain from every session was quadratic
+// in a chain of thousands of forks (issue 15).
+func reachesCycle(resumes map[string]string) []string {
+	const (
+		walking = 1 + iota // on the path being walked
+		clear              // its chain ends
+		cyclic             // its chain comes back
+	)
+	state := make(map[string]int, len(resumes))
+	var out, path []string
+	for s := range resumes {
+		path = path[:0]
+		end := clear
+		for p := s; p != ""; p = resumes[p] {
+			if st := state[p]; st != 0 {
+				end = st
+				if st == walking {
+					end = cyclic
+				}
+				break
+			}
+			state[p] = walking
+			path = append(path, p)
+		}
+		for _, p := range path {
+			state[p] = end
+			if end == cyclic {
+				if _, ok := resumes[p]; ok {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // copiedFrom is the session that owns this line of session, when it is

@@ -2,9 +2,13 @@ package transcripts
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 
 	"github.com/effectlint/effectlint/internal/sharedtest"
 )
@@ -150,4 +154,84 @@ func TestClaudeCode_CorpusForkResumesItsParent(t *testing.T) {
 	if s := ofType(evs, "task_started"); len(s) != 1 || s[0].Str("relation") != "root" {
 		t.Errorf("the fork alone: %s", summary(s))
 	}
+}
+
+// The pre-read kept session ids as views of the line reader's buffer,
+// which the next line overwrites: in one file of many sessions, each
+// holding a copy of the line before it (a chain of forks), most sessions
+// were lost and others got ids cut from other lines ("s00091 with a
+// quote in it). Every session is a task, and each resumes the one before.
+func TestClaudeOwners_SessionIDsOutliveTheLine(t *testing.T) {
+	const n = 300
+	var b strings.Builder
+	line := func(session, uuid string, k, ts int) {
+		j, err := json.Marshal(map[string]any{"parentUuid": nil, "isSidechain": false, "type": "user",
+			"sessionId": session, "uuid": uuid, "timestamp": fmt.Sprintf("2026-11-29T%02d:%02d:%02d.000Z", ts/3600, ts/60%60, ts%60),
+			"cwd": "/w", "message": map[string]any{"role": "user", "content": fmt.Sprintf("hello %d", k)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	for k := range n {
+		if k > 0 {
+			line(fmt.Sprintf("s%06d", k), fmt.Sprintf("u%06d", k-1), k-1, k)
+		}
+		line(fmt.Sprintf("s%06d", k), fmt.Sprintf("u%06d", k), k, k)
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.jsonl"), b.String())
+	started := map[string]Event{}
+	if _, err := Read([]string{dir}, Options{}, func(e Event) {
+		if e.Type == "task_started" {
+			started[e.Task] = e
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(started) != n {
+		t.Fatalf("%d tasks, want %d", len(started), n)
+	}
+	for k := 1; k < n; k++ {
+		e, ok := started[fmt.Sprintf("s%06d", k)]
+		if want := fmt.Sprintf("s%06d", k-1); !ok || e.Fields["resumes"] != want {
+			t.Fatalf("s%06d: started %v, resumes %v, want %s", k, ok, e.Fields["resumes"], want)
+		}
+	}
+}
+
+// reachesCycle is the walk it replaced, from every session: a session
+// whose chain of resumes passes a session twice.
+func TestReachesCycle_AsTheWalkFromEverySession(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 12).Draw(rt, "n")
+		resumes := map[string]string{}
+		for i := range n {
+			if rapid.IntRange(0, 4).Draw(rt, "has") > 0 {
+				resumes[strconv.Itoa(i)] = strconv.Itoa(rapid.IntRange(0, n+1).Draw(rt, "to"))
+			}
+		}
+		want := map[string]bool{}
+		for s := range resumes {
+			seen := map[string]bool{s: true}
+			for p := resumes[s]; p != ""; p = resumes[p] {
+				if seen[p] {
+					want[s] = true
+					break
+				}
+				seen[p] = true
+			}
+		}
+		got := map[string]bool{}
+		for _, s := range reachesCycle(resumes) {
+			if got[s] {
+				rt.Fatalf("%s listed twice", s)
+			}
+			got[s] = true
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			rt.Fatalf("resumes %v: got %v, want %v", resumes, got, want)
+		}
+	})
 }
