@@ -465,6 +465,7 @@ type unit struct {
 	text  string      // the arg text the rule reads
 	parts []shellPart // a shell call's simple commands (nil: a whole call)
 	i     int         // this part's index
+	line  *shellLine  // what the parts' units share (nil: worked out on demand)
 }
 
 func (u unit) words() []string {
@@ -475,7 +476,15 @@ func (u unit) words() []string {
 }
 
 // trusted: the call's result status is this unit's own on success.
-func (u unit) successImplied() bool { return u.parts == nil || successImplied(u.parts, u.i) }
+func (u unit) successImplied() bool {
+	if u.parts == nil {
+		return true
+	}
+	if u.line == nil {
+		return successImplied(u.parts, u.i)
+	}
+	return u.line.success(u.i)
+}
 
 // failureOwn: had the unit run and succeeded, the call would have
 // succeeded: it is the call, or the last command of an && chain that ends
@@ -484,7 +493,7 @@ func (u unit) failureOwn() bool {
 	if u.parts == nil {
 		return true
 	}
-	if u.i != len(u.parts)-1 || !successImplied(u.parts, u.i) {
+	if u.i != len(u.parts)-1 || !u.successImplied() {
 		return false
 	}
 	for _, w := range u.parts[u.i].words {
@@ -611,11 +620,12 @@ func (c *conventions) judge(tc ToolCall, name string, rules []*compiledRule) []j
 // shell rule that matches it; nil when none matches any.
 func (c *conventions) judgeParts(tc ToolCall, name string, rules []*compiledRule, parts []shellPart) []judged {
 	var out []judged
+	line := newShellLine(parts)
 	for i := range parts {
 		if parts[i].runs {
 			continue // its script's commands follow it
 		}
-		u := unit{text: parts[i].text, parts: parts, i: i}
+		u := unit{text: parts[i].text, parts: parts, i: i, line: line}
 		unquoted, unquotedDone := "", false // built once per part, when a rule needs it
 		one := func(rs []*compiledRule) []judged {
 			for _, r := range rs {

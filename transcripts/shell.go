@@ -2,6 +2,7 @@ package transcripts
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -489,54 +490,154 @@ func (p shellPart) unquoted() string {
 
 var chdirCommands = map[string]bool{"cd": true, "pushd": true, "popd": true, "chdir": true}
 
+// maxCwdBytes bounds a directory followed through cd: past Linux's
+// PATH_MAX a relative file cannot be opened by its path anyway, and a
+// line of a million "cd a &&" would otherwise join ever longer paths
+// (issue 15). Past it the directory is not known (fail closed: the
+// delivery is left without a key).
+const maxCwdBytes = 4096
+
+// shellLine is what the units of one shell line share, worked out once for
+// the line: each unit walked every part before it, quadratic in the parts
+// of a line and cubic with the directory joins (a 90 KB command line of
+// "cd a && curl …" took 8 s, issue 15).
+type shellLine struct {
+	parts []shellPart
+	base  string     // the call's directory dirs were worked out from
+	dirs  []shellDir // per part: the directory it runs in
+	ok    []bool     // per part: successImplied
+}
+
+// shellDir is the directory a part runs in, and whether it is known.
+type shellDir struct {
+	cwd   string
+	known bool
+}
+
+func newShellLine(parts []shellPart) *shellLine { return &shellLine{parts: parts} }
+
 // unitCwd is the directory a shell unit runs in, and whether it is known.
 func unitCwd(u unit, cwd string) (string, bool) {
 	if u.parts == nil {
 		return cwd, true
 	}
-	known := true
-	for j := 0; j <= u.i && j < len(u.parts); j++ {
-		p := u.parts[j]
+	l := u.line
+	if l == nil {
+		l = newShellLine(u.parts)
+	}
+	d := l.dir(u.i, cwd)
+	return d.cwd, d.known
+}
+
+// dir is part i's directory for a call run in base.
+func (l *shellLine) dir(i int, base string) shellDir {
+	if l.dirs == nil || l.base != base {
+		l.base, l.dirs = base, l.walkDirs(base)
+	}
+	return l.dirs[i]
+}
+
+// walkDirs follows the directory through the line once. A part sees the
+// cd's of the parts before it in its own list and in the lists that
+// enclose it. A nested list's parts follow the part that holds them,
+// together, and a list's number is never used again once it has ended, so
+// a stack of the lists enclosing the current part holds, for each, the
+// directory its earlier parts left.
+func (l *shellLine) walkDirs(base string) []shellDir {
+	type open struct {
+		scope []int
+		dir   shellDir
+	}
+	out := make([]shellDir, len(l.parts))
+	stack := []open{{scope: nil, dir: shellDir{cwd: base, known: true}}}
+	for i, p := range l.parts {
+		for len(stack) > 1 && !scopeWithin(p.scope, stack[len(stack)-1].scope) {
+			stack = stack[:len(stack)-1]
+		}
+		if top := stack[len(stack)-1]; len(stack) == 1 || !slices.Equal(top.scope, p.scope) {
+			stack = append(stack, open{scope: p.scope, dir: top.dir})
+		}
+		cur := &stack[len(stack)-1].dir
+		out[i] = *cur
 		name, args := commandName(p.words)
-		if j == u.i {
-			if changesDirOption(name, args) {
-				known = false
+		if changesDirOption(name, args) {
+			out[i].known = false
+		}
+		*cur = afterPart(*cur, p, name, args)
+	}
+	return out
+}
+
+// afterPart is the directory the parts after p (in its list and the lists
+// nested in it) run in, given the one p runs in.
+func afterPart(d shellDir, p shellPart, name string, args []string) shellDir {
+	if !chdirCommands[name] {
+		// A cd behind a keyword or inside a construct (if cd sub;
+		// then …, while cd …, case … cd …) may or may not have run
+		// (a fifth review: it was not followed, and the file was
+		// hashed in the wrong directory).
+		for _, w := range p.words {
+			if chdirCommands[w] {
+				d.known = false
 			}
-			break
 		}
-		if !scopeWithin(u.parts[u.i].scope, p.scope) {
-			continue // in a list that has ended (a subshell's)
-		}
-		if !chdirCommands[name] {
-			// A cd behind a keyword or inside a construct (if cd sub;
-			// then …, while cd …, case … cd …) may or may not have run
-			// (a fifth review: it was not followed, and the file was
-			// hashed in the wrong directory).
-			for _, w := range p.words {
-				if chdirCommands[w] {
-					known = false
-				}
-			}
-			continue
-		}
-		// A cd in a pipeline runs in a subshell of its own (bash), or not
-		// (lastpipe, zsh): which directory follows is not known.
-		if name != "cd" || (p.after != "&&" && p.after != ";") || p.before == "|" || p.before == "|&" || len(args) != 1 {
-			known = false
-			continue
-		}
-		d := args[0]
-		if d == "-" || d == "" || strings.ContainsAny(d, "$`~*?[") || strings.HasPrefix(d, "-") {
-			known = false
-			continue
-		}
-		if filepath.IsAbs(d) {
-			cwd = d
-		} else {
-			cwd = filepath.Join(cwd, d)
+		return d
+	}
+	// A cd in a pipeline runs in a subshell of its own (bash), or not
+	// (lastpipe, zsh): which directory follows is not known.
+	if name != "cd" || (p.after != "&&" && p.after != ";") || p.before == "|" || p.before == "|&" || len(args) != 1 {
+		d.known = false
+		return d
+	}
+	dir := args[0]
+	switch {
+	case dir == "-" || dir == "" || strings.ContainsAny(dir, "$`~*?[") || strings.HasPrefix(dir, "-"):
+		d.known = false
+	case !d.known:
+		// Unknown stays unknown: no need to follow the path.
+	case filepath.IsAbs(dir):
+		d.cwd = dir
+	case len(d.cwd)+1+len(dir) > maxCwdBytes:
+		d.known = false
+	default:
+		d.cwd = filepath.Join(d.cwd, dir)
+	}
+	return d
+}
+
+// success is successImplied(parts, i), worked out for the whole line once.
+func (l *shellLine) success(i int) bool {
+	if l.ok == nil {
+		l.ok = successImpliedAll(l.parts)
+	}
+	return l.ok[i]
+}
+
+// successImpliedAll is successImplied for every part, in two passes.
+func successImpliedAll(parts []shellPart) []bool {
+	out := make([]bool, len(parts))
+	for _, p := range parts {
+		if p.nested {
+			return out // a subshell or substitution: its status is not told
 		}
 	}
-	return cwd, known
+	// back[i]: the parts from i back to the start of its ;-list are
+	// joined by &&; fwd[i]: from i to the end of the line, by && only.
+	back := make([]bool, len(parts))
+	for i := range parts {
+		switch b := parts[i].before; {
+		case b == ";" || b == "":
+			back[i] = true
+		case b == "&&":
+			back[i] = i == 0 || back[i-1]
+		}
+	}
+	fwd := true
+	for i := len(parts) - 1; i >= 0; i-- {
+		fwd = fwd && (parts[i].after == "&&" || parts[i].after == "")
+		out[i] = back[i] && fwd
+	}
+	return out
 }
 
 // scopeWithin: the list inner is outer or nested in it.
