@@ -454,12 +454,22 @@ func repeatedKeys(s string, limit int) (out []keyRepeat, more bool) {
 }
 
 // keyPath names the current key of the innermost object: each enclosing
-// object's key and array's index, from the root.
+// object's key and array's index, from the root, clipped to 200 bytes.
+// It stops writing once past them (clip reads no further): writing the
+// whole path of each of a thousand repeats 100,000 levels deep took 16 s
+// for a 406 KB Temporal history (issue 15, the 46th review).
 func keyPath(frames []keyFrame, objs []keyObject, text func(keySpan) string) string {
+	const most = 200
 	var b strings.Builder
+	var n [20]byte
 	for _, f := range frames {
+		if b.Len() > most {
+			break
+		}
 		if !f.object {
-			fmt.Fprintf(&b, "[%d]", f.index)
+			b.WriteByte('[')
+			b.Write(strconv.AppendInt(n[:0], int64(f.index), 10))
+			b.WriteByte(']')
 			continue
 		}
 		if b.Len() > 0 {
@@ -467,7 +477,7 @@ func keyPath(frames []keyFrame, objs []keyObject, text func(keySpan) string) str
 		}
 		b.WriteString(clip(text(objs[f.obj].key), 40))
 	}
-	return clip(b.String(), 200)
+	return clip(b.String(), most)
 }
 
 // pathUnder reports whether a repeat at path makes the value at one of

@@ -1,8 +1,12 @@
 package transcripts
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 func TestRepeatedKeys_FindsRepeatsAtAnyDepthAfterUnescaping(t *testing.T) {
@@ -291,4 +295,43 @@ func TestTemporal_RepeatedKeyIsAProblemOfItsEvent(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The path of a repeat is the whole path clipped to 200 bytes, however
+// deep the repeat (keyPath stops writing past them).
+func TestRepeatedKeys_DeepPathClipped(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		depth := rapid.IntRange(0, 120).Draw(rt, "depth")
+		var open, close, want strings.Builder
+		for range depth {
+			if rapid.Bool().Draw(rt, "array") {
+				i := rapid.IntRange(0, 2).Draw(rt, "index")
+				open.WriteString("[" + strings.Repeat("0,", i))
+				close.WriteString("]")
+				want.WriteString("[" + strconv.Itoa(i) + "]")
+				continue
+			}
+			k := strings.Repeat(rapid.SampledFrom([]string{"k", "é", "ab"}).Draw(rt, "letter"), rapid.IntRange(1, 30).Draw(rt, "len"))
+			open.WriteString(`{"` + k + `":`)
+			close.WriteString("}")
+			if want.Len() > 0 {
+				want.WriteByte('.')
+			}
+			want.WriteString(clip(k, 40))
+		}
+		if want.Len() > 0 {
+			want.WriteByte('.')
+		}
+		want.WriteString("dup")
+		closers := []byte(close.String())
+		slices.Reverse(closers)
+		text := open.String() + `{"dup":1,"dup":2}` + string(closers)
+		if !validJSONString(text) {
+			rt.Fatalf("not JSON: %s", text)
+		}
+		reps, _ := repeatedKeys(text, 1)
+		if len(reps) != 1 || reps[0].path != clip(want.String(), 200) {
+			rt.Fatalf("%s: %v, want the path %q", text, reps, clip(want.String(), 200))
+		}
+	})
 }
