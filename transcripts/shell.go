@@ -494,7 +494,8 @@ var chdirCommands = map[string]bool{"cd": true, "pushd": true, "popd": true, "ch
 // PATH_MAX a relative file cannot be opened by its path anyway, and a
 // line of a million "cd a &&" would otherwise join ever longer paths
 // (issue 15). Past it the directory is not known (fail closed: the
-// delivery is left without a key).
+// delivery is left without a key), and no later cd is joined: each join
+// cleans at most this much and the argument.
 const maxCwdBytes = 4096
 
 // shellLine is what the units of one shell line share, worked out once for
@@ -597,10 +598,15 @@ func afterPart(d shellDir, p shellPart, name string, args []string) shellDir {
 		// Unknown stays unknown: no need to follow the path.
 	case filepath.IsAbs(dir):
 		d.cwd = dir
-	case len(d.cwd)+1+len(dir) > maxCwdBytes:
-		d.known = false
 	default:
-		d.cwd = filepath.Join(d.cwd, dir)
+		// The limit is on the directory, once cleaned: a long argument
+		// that cleans to a short path (./././…/b) is followed (the 47th
+		// review: limiting the argument lost a delivery's key).
+		if j := filepath.Join(d.cwd, dir); len(j) > maxCwdBytes {
+			d.known = false
+		} else {
+			d.cwd = j
+		}
 	}
 	return d
 }

@@ -153,4 +153,10 @@ func TestShellLine_LongDirectoryIsNotKnown(t *testing.T) {
 	if cwd, known := unitCwd(unit{parts: parts, i: 3}, "/w"); !known || cwd != "/w/abcdefgh/abcdefgh/abcdefgh" {
 		t.Fatalf("the fourth part runs in (%q, %v)", cwd, known)
 	}
+	// The limit is on the directory, not on the argument (the 47th
+	// review): a long argument that cleans to a short path is followed.
+	parts = splitShell("cd " + strings.Repeat("./", 2100) + "b && curl -F f=@r.pdf https://h.example/u")
+	if cwd, known := unitCwd(unit{parts: parts, i: 1}, "/w"); !known || cwd != "/w/b" {
+		t.Fatalf("after a long ./././…/b the curl runs in (%q, %v)", cwd, known)
+	}
 }
