@@ -421,6 +421,7 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 	// The crossings and retreats of each task's segment, in order: what
 	// may resolve an approach (SPEC §4 rule 2), for otherReadings.
 	f.resolving = map[taskSegment][]resolution{}
+	f.intentIdx = map[*Task]*intentIndex{}
 	for _, r := range evidence {
 		if fact := b.fact(r); crossingType(fact.Type) || fact.Type == "picker_dismissed" {
 			k := taskSegment{fact.Task, fact.Segment}
@@ -456,7 +457,7 @@ func (b *Builder) Build(read transcripts.Result) *Facts {
 			f.Unkeyed = run
 		}
 	}
-	f.resolving = nil
+	f.resolving, f.intentIdx = nil, nil
 	if len(f.ambiguous) > 0 {
 		// A run shares its chunk: the merge makes a slice of its own.
 		f.Unkeyed = append(slices.Clip(f.Unkeyed), f.ambiguous...)
@@ -1375,8 +1376,58 @@ func (f *Facts) tiedGroup(in *Intent) []*Intent {
 	}
 	var out []*Intent
 	owner := f.Tasks[in.Task]
+	if x := f.indexOf(owner); x != nil && x.byTime {
+		// In order of time, the intents at in's instant are in's run
+		// (a scan of them all, for every crossing, was quadratic in a
+		// task of many intents at one instant).
+		if i, ok := x.pos[in]; ok {
+			for j := x.runStart[i]; j < x.runEnd[i]; j++ {
+				out = append(out, &owner.Intents[j])
+			}
+			return out
+		}
+	}
 	for i := range owner.Intents {
 		if c := &owner.Intents[i]; c.at == in.at {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// lastBefore is the last of t's intents (in their order) declared before
+// at; nil when none.
+func (f *Facts) lastBefore(t *Task, at stamp) *Intent {
+	if x := f.indexOf(t); x != nil && x.byTime {
+		// In order of time, those before the instant are a prefix (a
+		// scan for every crossing was quadratic in a task's intents).
+		if k := sort.Search(len(t.Intents), func(k int) bool { return t.Intents[k].at.compare(at) >= 0 }); k > 0 {
+			return &t.Intents[k-1]
+		}
+		return nil
+	}
+	var before *Intent
+	for i := range t.Intents {
+		if c := &t.Intents[i]; c.at.compare(at) < 0 {
+			before = c
+		}
+	}
+	return before
+}
+
+// namedAt lists t's intents of id named declared at at, in their order.
+func (f *Facts) namedAt(t *Task, named string, at stamp) []*Intent {
+	var out []*Intent
+	if x := f.indexOf(t); x != nil {
+		for _, i := range x.byName[named] {
+			if c := &t.Intents[i]; c.at == at {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	for i := range t.Intents {
+		if c := &t.Intents[i]; c.ID == named && c.at == at {
 			out = append(out, c)
 		}
 	}
@@ -1423,12 +1474,7 @@ func (f *Facts) otherReadings(t *Task, in *Intent, named string, fact *Fact, at 
 	}
 	none := in.Seq > fact.Seq && (crossingType(fact.Type) || !f.resolvedBefore(t, fact, in))
 	if in.at == at {
-		var before *Intent
-		for i := range t.Intents {
-			if c := &t.Intents[i]; c.at.compare(at) < 0 {
-				before = c
-			}
-		}
+		before := f.lastBefore(t, at)
 		if before == nil && t.InheritedIntent != nil && t.InheritedIntent != in {
 			before = t.InheritedIntent
 		}
@@ -1444,10 +1490,8 @@ func (f *Facts) otherReadings(t *Task, in *Intent, named string, fact *Fact, at 
 			none = true
 		}
 		if named != "" {
-			for i := range t.Intents {
-				if c := &t.Intents[i]; c.ID == named && c.at == at {
-					others = append(others, sharing(c))
-				}
+			for _, c := range f.namedAt(t, named, at) {
+				others = append(others, sharing(c))
 			}
 		}
 	}
@@ -1651,12 +1695,25 @@ func (f *Facts) intentFor(t *Task, named string, seq int) (*Intent, string) {
 		// fourth review: a resumer's send named q, the inherited q, and
 		// went to the other q the resumer declared afterwards).
 		var own, later *Intent
-		for i := range t.Intents {
-			if in := &t.Intents[i]; in.ID == named {
-				if in.Seq < seq {
-					own = in
-				} else if later == nil {
-					later = in
+		if x := f.indexOf(t); x != nil {
+			// The intents of that name, in order of Seq: own is the
+			// last before seq, later the first at or after it.
+			ids := x.byName[named]
+			j := sort.Search(len(ids), func(k int) bool { return t.Intents[ids[k]].Seq >= seq })
+			if j > 0 {
+				own = &t.Intents[ids[j-1]]
+			}
+			if j < len(ids) {
+				later = &t.Intents[ids[j]]
+			}
+		} else {
+			for i := range t.Intents {
+				if in := &t.Intents[i]; in.ID == named {
+					if in.Seq < seq {
+						own = in
+					} else if later == nil {
+						later = in
+					}
 				}
 			}
 		}
@@ -1672,9 +1729,17 @@ func (f *Facts) intentFor(t *Task, named string, seq int) (*Intent, string) {
 		return nil, fmt.Sprintf("names intent %q, which task %s does not declare", named, t.ID)
 	}
 	var latest *Intent
-	for i := range t.Intents {
-		if t.Intents[i].Seq < seq {
-			latest = &t.Intents[i]
+	if x := f.indexOf(t); x != nil {
+		// The latest before seq is the one before the first at or
+		// after it.
+		if i := x.firstAtOrAfter(t, seq); i > 0 {
+			latest = &t.Intents[i-1]
+		}
+	} else {
+		for i := range t.Intents {
+			if t.Intents[i].Seq < seq {
+				latest = &t.Intents[i]
+			}
 		}
 	}
 	if latest != nil {
@@ -1693,6 +1758,67 @@ func (f *Facts) intentFor(t *Task, named string, seq int) (*Intent, string) {
 		return &t.Intents[0], ""
 	}
 	return nil, "task " + t.ID + " declares no intent"
+}
+
+// intentIndex finds a task's intent in force at a fact without a scan of
+// the task's intents: intentFor scanned them for every fact of the task,
+// facts × intents (a task of 32,000 intents, each with its crossing: a
+// check took 1.9 s, 55 % of it here; the 46th review found it).
+type intentIndex struct {
+	byName map[string][]int // intent id → indexes into Intents, in order
+	// When the intents are also in order of time (they are declared in
+	// time order, so always, but it is checked): where each is, and the
+	// run of intents at its instant (tiedGroup), [runStart, runEnd).
+	byTime           bool
+	pos              map[*Intent]int
+	runStart, runEnd []int
+}
+
+// indexOf is t's index while facts are attributed; nil outside
+// attribution, for a task of few intents, or when t's intents are not in
+// order of Seq (then intentFor scans, as before). In order, the intents
+// before a Seq are a prefix, of all and of each id's.
+func (f *Facts) indexOf(t *Task) *intentIndex {
+	if f.intentIdx == nil || len(t.Intents) < 8 {
+		return nil
+	}
+	if x, ok := f.intentIdx[t]; ok {
+		return x
+	}
+	var x *intentIndex
+	if slices.IsSortedFunc(t.Intents, func(a, b Intent) int { return cmp.Compare(a.Seq, b.Seq) }) {
+		x = &intentIndex{byName: map[string][]int{}}
+		for i := range t.Intents {
+			x.byName[t.Intents[i].ID] = append(x.byName[t.Intents[i].ID], i)
+		}
+		x.byTime = slices.IsSortedFunc(t.Intents, func(a, b Intent) int { return a.at.compare(b.at) })
+		if x.byTime {
+			n := len(t.Intents)
+			x.pos = make(map[*Intent]int, n)
+			x.runStart, x.runEnd = make([]int, n), make([]int, n)
+			for i := range t.Intents {
+				x.pos[&t.Intents[i]] = i
+				x.runStart[i] = i
+				if i > 0 && t.Intents[i-1].at == t.Intents[i].at {
+					x.runStart[i] = x.runStart[i-1]
+				}
+			}
+			for i := n - 1; i >= 0; i-- {
+				x.runEnd[i] = i + 1
+				if i < n-1 && t.Intents[i+1].at == t.Intents[i].at {
+					x.runEnd[i] = x.runEnd[i+1]
+				}
+			}
+		}
+	}
+	f.intentIdx[t] = x
+	return x
+}
+
+// firstAtOrAfter is the index of t's first intent with Seq ≥ seq
+// (len(t.Intents) when none).
+func (x *intentIndex) firstAtOrAfter(t *Task, seq int) int {
+	return sort.Search(len(t.Intents), func(k int) bool { return t.Intents[k].Seq >= seq })
 }
 
 // openScopes creates a scope for every keyed intent (own or inherited),

@@ -51,6 +51,7 @@ type Facts struct {
 	onCycle          map[*Task]bool               // the tasks on a cycle of resumes
 	byID             map[string][]*Intent         // every intent by id, on first use
 	namedTakenOver   map[taskNamed]*Intent        // inheritedNamed's answers off a cycle
+	intentIdx        map[*Task]*intentIndex       // during attribution: see indexOf
 }
 
 // Options are settings of a run that rules read.
