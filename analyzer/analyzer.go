@@ -1732,7 +1732,7 @@ func (f *Facts) intentFor(t *Task, named string, seq int) (*Intent, string) {
 	if x := f.indexOf(t); x != nil {
 		// The latest before seq is the one before the first at or
 		// after it.
-		if i := x.firstAtOrAfter(t, seq); i > 0 {
+		if i := firstAtOrAfter(t, seq); i > 0 {
 			latest = &t.Intents[i-1]
 		}
 	} else {
@@ -1817,7 +1817,7 @@ func (f *Facts) indexOf(t *Task) *intentIndex {
 
 // firstAtOrAfter is the index of t's first intent with Seq ≥ seq
 // (len(t.Intents) when none).
-func (x *intentIndex) firstAtOrAfter(t *Task, seq int) int {
+func firstAtOrAfter(t *Task, seq int) int {
 	return sort.Search(len(t.Intents), func(k int) bool { return t.Intents[k].Seq >= seq })
 }
 

@@ -75,7 +75,8 @@ func canonicalDigest(r gjson.Result, head ...string) string {
 	}()
 	st.buf, st.frames, st.members = st.buf[:0], st.frames[:0], st.members[:0]
 	root, ok := st.canonical(r.Raw)
-	out := sha256.New()
+	out := st.h // the containers are hashed: it is free again
+	out.Reset()
 	for _, h := range head {
 		out.Write([]byte(h))
 		out.Write([]byte{0})
@@ -145,8 +146,8 @@ func (st *canonicalState) canonical(s string) (form []byte, ok bool) {
 			end()
 			i++
 		case '"':
-			e := stringEnd(s, i)
-			if e < 0 {
+			e, ok := scanString(s, i+1)
+			if !ok {
 				return nil, false
 			}
 			quoted := s[i:e]
@@ -291,20 +292,6 @@ func simpleEscape(c byte) byte {
 		return '\t'
 	}
 	return 0
-}
-
-// stringEnd is the index after the closing quote of the string whose
-// opening quote is s[i]; -1 when it does not close.
-func stringEnd(s string, i int) int {
-	for j := i + 1; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return -1
 }
 
 func scalarEnds(c byte) bool {
