@@ -48,7 +48,7 @@ func (rn *run) readZip(r io.Reader, in *Input) {
 		return
 	}
 	var names []string
-	if rn.readArchive(b, in, in.Path, 0, limit, &names) {
+	if rn.readArchive(b, in, in.Path, 0, limit, newInflation(in, in.Path, len(b)), &names) {
 		return
 	}
 	rn.unrecognized(in, fmt.Sprintf("a zip archive no reader knows (members %q): not read", names))
@@ -58,12 +58,18 @@ func (rn *run) readZip(r io.Reader, in *Input) {
 // log, a Playwright trace), else those of the archives it holds (*.zip,
 // *.eval members) one level down; one more level down is a problem. known is false when nothing in it is a history
 // a reader knows (names: some of its members, for the notice).
-func (rn *run) readArchive(b []byte, in *Input, display string, depth, limit int, names *[]string) (known bool) {
+func (rn *run) readArchive(b []byte, in *Input, display string, depth, limit int, budget *inflation, names *[]string) (known bool) {
 	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		// A cut or damaged archive: what it held cannot be told, and it
 		// may be any task's history.
 		in.addProblem(Problem{File: display, Line: 1, Message: "broken zip archive (" + clip(err.Error(), 120) + "): not read"})
+		return true
+	}
+	if x, y := zipOverlap(zr); x != "" {
+		// No writer shares data between entries; a directory that does
+		// inflates one stream once per entry (zip_budget.go).
+		in.addProblem(Problem{File: display, Line: 1, Message: fmt.Sprintf("members %q and %q share compressed data (an archive built to inflate one stream many times): not read", clip(x, 80), clip(y, 80))})
 		return true
 	}
 	setFormat := func(f string) {
@@ -73,10 +79,10 @@ func (rn *run) readArchive(b []byte, in *Input, display string, depth, limit int
 	}
 	if inspectArchive(zr) {
 		setFormat(FormatInspect)
-		rn.readInspectArchive(zr, in, limit)
+		rn.readInspectArchive(zr, in, limit, budget)
 		return true
 	}
-	if a := pwZipArchive(zr, display, limit); a.hasTrace() && pwTraceArchive(zr) {
+	if a := pwZipArchive(zr, display, limit, budget); a.hasTrace() && pwTraceArchive(zr, budget) {
 		setFormat(FormatPlaywright)
 		if dup := zipDuplicate(zr); dup != "" {
 			// Two entries of one name are two readings of one trace:
@@ -89,7 +95,7 @@ func (rn *run) readArchive(b []byte, in *Input, display string, depth, limit int
 		// review today found the nested trace never read, and a check
 		// allowed. A trace's resources may be zips: they are the
 		// uploaded files, not histories.
-		rn.readNested(zr, in, display, depth, limit, names, func(name string) bool {
+		rn.readNested(zr, in, display, depth, limit, budget, names, func(name string) bool {
 			// The trace's own resources/ only: an artifact's
 			// test-results/x/resources/trace.zip is another trace.
 			return !strings.HasPrefix(name, "resources/")
@@ -97,12 +103,12 @@ func (rn *run) readArchive(b []byte, in *Input, display string, depth, limit int
 		return true
 	}
 	// Neither: the archives it holds.
-	return rn.readNested(zr, in, display, depth, limit, names, func(string) bool { return true })
+	return rn.readNested(zr, in, display, depth, limit, budget, names, func(string) bool { return true })
 }
 
 // readNested reads the *.zip members of an archive that want says to look
 // into, one level down; known is whether any was a history (or a problem).
-func (rn *run) readNested(zr *zip.Reader, in *Input, display string, depth, limit int, names *[]string, want func(name string) bool) (known bool) {
+func (rn *run) readNested(zr *zip.Reader, in *Input, display string, depth, limit int, budget *inflation, names *[]string, want func(name string) bool) (known bool) {
 	var nested []*zip.File
 	for _, f := range zr.File {
 		if len(*names) < 5 {
@@ -127,14 +133,14 @@ func (rn *run) readNested(zr *zip.Reader, in *Input, display string, depth, limi
 			in.addProblem(Problem{File: at, Line: 1, Message: "an archive inside an archive inside an archive: not read (archives are read one level deep; unpack it)"})
 			continue
 		}
-		mb, err := zipMember(f, limit)
+		mb, err := zipMember(f, limit, budget)
 		if err != nil {
 			known = true
 			in.addProblem(Problem{File: at, Line: 1, Message: "archive member cannot be read (" + clip(err.Error(), 120) + "): a history it holds is missing"})
 			continue
 		}
 		var inner []string
-		if rn.readArchive(mb, in, at, depth+1, limit, &inner) {
+		if rn.readArchive(mb, in, at, depth+1, limit, budget, &inner) {
 			known = true
 			continue
 		}
@@ -148,13 +154,13 @@ func (rn *run) readNested(zr *zip.Reader, in *Input, display string, depth, limi
 // names them (trace.trace, N-trace.trace, test.trace), or one that starts
 // with a context-options record. A damaged trace.trace is still read (a
 // problem), not passed over.
-func pwTraceArchive(zr *zip.Reader) bool {
+func pwTraceArchive(zr *zip.Reader, budget *inflation) bool {
 	for _, f := range zr.File {
 		if !strings.HasSuffix(f.Name, ".trace") {
 			continue
 		}
 		base := path.Base(f.Name)
-		if base == "trace.trace" || base == "test.trace" || strings.HasSuffix(base, "-trace.trace") || startsContext(f) {
+		if base == "trace.trace" || base == "test.trace" || strings.HasSuffix(base, "-trace.trace") || startsContext(f, budget) {
 			return true
 		}
 	}
@@ -184,8 +190,8 @@ func inspectArchive(zr *zip.Reader) bool {
 	return false
 }
 
-// zipMember reads one member, bounded.
-func zipMember(f *zip.File, limit int) ([]byte, error) {
+// zipMember reads one member, bounded by limit and by the input's budget.
+func zipMember(f *zip.File, limit int, budget *inflation) ([]byte, error) {
 	if f.UncompressedSize64 > uint64(limit) {
 		return nil, fmt.Errorf("larger than the limit of %d bytes", limit)
 	}
@@ -194,7 +200,7 @@ func zipMember(f *zip.File, limit int) ([]byte, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	b, tooBig, err := readBounded(rc, limit)
+	b, tooBig, err := readBounded(budget.reader(rc), limit)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +213,7 @@ func zipMember(f *zip.File, limit int) ([]byte, error) {
 // readInspectArchive reads a .eval log: its header for the eval, then its
 // samples in name order. Lines of events and problems are lines of the
 // member (named in problems and in the events' member field).
-func (rn *run) readInspectArchive(zr *zip.Reader, in *Input, limit int) {
+func (rn *run) readInspectArchive(zr *zip.Reader, in *Input, limit int, budget *inflation) {
 	members := map[string]*zip.File{}
 	var samples []string
 	for _, f := range zr.File {
@@ -228,7 +234,7 @@ func (rn *run) readInspectArchive(zr *zip.Reader, in *Input, limit int) {
 		if f == nil {
 			continue
 		}
-		b, err := zipMember(f, limit)
+		b, err := zipMember(f, limit, budget)
 		if err != nil || !validJSON(b) {
 			why := "not valid JSON"
 			if err != nil {
@@ -252,7 +258,7 @@ func (rn *run) readInspectArchive(zr *zip.Reader, in *Input, limit int) {
 	defer conv.flush()
 	held := inspectHeld{}
 	for _, name := range samples {
-		b, err := zipMember(members[name], limit)
+		b, err := zipMember(members[name], limit, budget)
 		if err != nil {
 			in.addProblem(Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("%s: cannot be read (%s): a sample's history is missing", name, clip(err.Error(), 120))})
 			continue
@@ -278,13 +284,13 @@ func (rn *run) readInspectArchive(zr *zip.Reader, in *Input, limit int) {
 	}
 	if !running {
 		// A running eval's missing samples are its problem already.
-		held.missing(in, header, rn.inspectSummaries(in, members, limit), "the archive", 1)
+		held.missing(in, header, rn.inspectSummaries(in, members, limit, budget), "the archive", 1)
 	}
 }
 
 // inspectSummaries: the archive's sample summaries (summaries.json, else
 // the journal's), each {id, epoch, ...}.
-func (rn *run) inspectSummaries(in *Input, members map[string]*zip.File, limit int) gjson.Result {
+func (rn *run) inspectSummaries(in *Input, members map[string]*zip.File, limit int, budget *inflation) gjson.Result {
 	var names []string
 	if members["summaries.json"] != nil {
 		names = []string{"summaries.json"}
@@ -298,7 +304,7 @@ func (rn *run) inspectSummaries(in *Input, members map[string]*zip.File, limit i
 	}
 	var all []string
 	for _, name := range names {
-		b, err := zipMember(members[name], limit)
+		b, err := zipMember(members[name], limit, budget)
 		if err != nil || !validJSON(b) || !gjson.ParseBytes(b).IsArray() {
 			in.addProblem(Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("%s: not a readable list of samples: which samples the eval ran cannot be told", name)})
 			continue

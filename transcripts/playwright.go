@@ -159,6 +159,9 @@ type pwTrace struct {
 	// whose actions give none).
 	snapWall, snapMono float64
 	snapClock          bool
+	// resources/<sha1> already hashed: a resource given to many calls is
+	// inflated once, not once per call.
+	sums map[string]*[32]byte
 }
 
 // readPlaywrightTrace reads one .trace (and its .network); false when it
@@ -715,28 +718,45 @@ func (t *pwTrace) localFile(p string) map[string]any {
 // holds them (inline base64, or resources/ by sha1), else nil.
 func (t *pwTrace) payload(p gjson.Result) map[string]any {
 	name := p.Get("name").String()
-	var data []byte
+	var sum [32]byte
 	if sha1 := p.Get("sha1").String(); sha1 != "" {
-		b, ok := t.resource(sha1)
-		if !ok {
+		s := t.resourceSum(sha1)
+		if s == nil {
 			return nil
 		}
-		data = b
+		sum = *s
 	} else if b := p.Get("buffer"); b.Type == gjson.String && !strings.HasPrefix(b.Str, "<") {
 		dec, err := base64.StdEncoding.DecodeString(b.Str)
 		if err != nil {
 			return nil
 		}
-		data = dec
+		sum = sha256.Sum256(dec)
 	} else {
 		return nil
 	}
-	sum := sha256.Sum256(data)
 	c := map[string]any{"sha256": hex.EncodeToString(sum[:])}
 	if name != "" {
 		c["name"] = clip(name, 300)
 	}
 	return c
+}
+
+// resourceSum is the SHA-256 of resources/<sha1> of the trace (read
+// bounded), nil when it cannot be read.
+func (t *pwTrace) resourceSum(sha1 string) *[32]byte {
+	if s, ok := t.sums[sha1]; ok {
+		return s
+	}
+	var sum *[32]byte
+	if b, ok := t.resource(sha1); ok {
+		s := sha256.Sum256(b)
+		sum = &s
+	}
+	if t.sums == nil {
+		t.sums = map[string]*[32]byte{}
+	}
+	t.sums[sha1] = sum
+	return sum
 }
 
 // resource reads resources/<sha1> of the trace (bounded).

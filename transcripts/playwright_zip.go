@@ -20,8 +20,9 @@ import (
 // that one from standard input is read as well), or a .trace file with its
 // .network and resources/ beside it.
 
-// pwZipArchive is a trace archive's entries, each read bounded by limit.
-func pwZipArchive(zr *zip.Reader, display string, limit int) *pwArchive {
+// pwZipArchive is a trace archive's entries, each read bounded by limit
+// and by the input's budget.
+func pwZipArchive(zr *zip.Reader, display string, limit int, budget *inflation) *pwArchive {
 	entries := map[string]*zip.File{}
 	var traces []string
 	for _, f := range zr.File {
@@ -53,7 +54,7 @@ func pwZipArchive(zr *zip.Reader, display string, limit int) *pwArchive {
 			if err != nil {
 				return nil, err
 			}
-			return limitedCloser{io.LimitReader(rc, int64(limit)), rc}, nil
+			return limitedCloser{io.LimitReader(budget.reader(rc), int64(limit)), rc}, nil
 		},
 		display: func(name string) string { return display + "/" + name },
 	}
@@ -148,13 +149,13 @@ func isPlaywrightTrace(p string) bool {
 }
 
 // startsContext: the entry's first bytes hold a context-options record.
-func startsContext(e *zip.File) bool {
+func startsContext(e *zip.File, budget *inflation) bool {
 	rc, err := e.Open()
 	if err != nil {
 		return false
 	}
 	defer rc.Close()
-	return headStartsContext(rc)
+	return headStartsContext(budget.reader(rc))
 }
 
 // headStartsContext: the first 4 KiB of r hold a context-options record.

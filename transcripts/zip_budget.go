@@ -1,0 +1,113 @@
+package transcripts
+
+import (
+	"archive/zip"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// An archive is read by inflating its members, so the work it makes is
+// linear in the bytes inflated, not in the bytes of the input. Two bounds
+// keep it near linear in the input:
+//
+//   - the bytes inflated for one input, every member and every archive
+//     inside it counted together, may not pass inflateFloor plus
+//     inflateRatio times the archive's own size (deflate alone reaches
+//     about 1,000 times; two archives nested, a million);
+//   - entries whose compressed data overlap are refused: a directory that
+//     points many entries at one stream would inflate it once per entry.
+//
+// Past either, what is left is not read and the input has a problem, so a
+// check on it stops (fail closed): an archive built to cost more than its
+// size buys a stop, never a gap. An honest archive inflates a few times to
+// a few tens of times its size; one that needs more can be unpacked and
+// its files read.
+const (
+	inflateFloor = 16 << 20
+	inflateRatio = 128
+)
+
+// errInflation: the input's budget of inflated bytes is spent.
+var errInflation = errors.New("the archive inflates past the bound for one input")
+
+// inflation is one input's budget of inflated bytes.
+type inflation struct {
+	in      *Input
+	display string
+	size    int   // the archive's bytes
+	budget  int64 // inflateFloor + inflateRatio × size
+	left    int64 // bytes that may still be inflated; < 0 once past
+	spent   bool  // the problem is written (once)
+}
+
+func newInflation(in *Input, display string, size int) *inflation {
+	budget := int64(inflateFloor) + int64(inflateRatio)*int64(size)
+	return &inflation{in: in, display: display, size: size, budget: budget, left: budget}
+}
+
+// reader counts what r inflates against the budget; past it, reads fail
+// with errInflation and the input gets its problem.
+func (b *inflation) reader(r io.Reader) io.Reader { return &inflatingReader{r: r, b: b} }
+
+func (b *inflation) exhaust() error {
+	if !b.spent {
+		b.spent = true
+		b.in.addProblem(Problem{File: b.display, Line: 1, Message: fmt.Sprintf(
+			"the archive (%d bytes) inflates to more than %d bytes, the bound for one input (%d MiB + %d× its size): what is past it is not read (unpack it and read its files)",
+			b.size, b.budget, inflateFloor>>20, inflateRatio)})
+	}
+	return errInflation
+}
+
+type inflatingReader struct {
+	r io.Reader
+	b *inflation
+}
+
+func (ir *inflatingReader) Read(p []byte) (int, error) {
+	if ir.b.left < 0 {
+		return 0, ir.b.exhaust()
+	}
+	if int64(len(p)) > ir.b.left {
+		// One byte past the budget tells "exactly the budget" from "more".
+		p = p[:ir.b.left+1]
+	}
+	n, err := ir.r.Read(p)
+	ir.b.left -= int64(n)
+	if ir.b.left < 0 {
+		return 0, ir.b.exhaust()
+	}
+	return n, err
+}
+
+// zipOverlap names two entries whose compressed data overlap, if two do.
+func zipOverlap(zr *zip.Reader) (string, string) {
+	type span struct {
+		name       string
+		start, end int64
+	}
+	var spans []span
+	for _, f := range zr.File {
+		if f.CompressedSize64 == 0 {
+			continue // no data: nothing inflated twice
+		}
+		off, err := f.DataOffset()
+		if err != nil {
+			continue // opening it fails too: a problem where it is read
+		}
+		end := off + int64(f.CompressedSize64)
+		if end < off {
+			end = 1<<63 - 1
+		}
+		spans = append(spans, span{f.Name, off, end})
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	for i := 1; i < len(spans); i++ {
+		if spans[i].start < spans[i-1].end {
+			return spans[i-1].name, spans[i].name
+		}
+	}
+	return "", ""
+}
