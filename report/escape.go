@@ -64,10 +64,18 @@ func md(s string) string { return mdEscaper.Replace(clean(s)) }
 // the GFM escape for it shows as a backslash everywhere else.
 func mdCode(s string) string {
 	s = clean(s)
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
+	// One backtick more than the longest run inside (found in one pass:
+	// growing the fence until it is not found was quadratic in the run).
+	run, longest := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
 	}
+	fence := strings.Repeat("`", longest+1)
 	pad := ""
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
 		pad = " "

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
@@ -230,5 +231,29 @@ func TestJSON_CutsLongStringsInACopy(t *testing.T) {
 	small := &Report{Version: Version}
 	if same, _ := cutLongStrings(small, json.Marshal, json.Unmarshal); same != small {
 		t.Error("a report without long strings was copied")
+	}
+}
+
+// The fence is one backtick longer than the longest run inside, as the
+// loop that grew it until it was not found gave (quadratic in the run).
+func TestMdCode_FenceAsGrown(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 5000; i++ {
+		var b strings.Builder
+		for n := rng.IntN(30); n > 0; n-- {
+			b.WriteString([]string{"`", "``", "a", " ", "```"}[rng.IntN(5)])
+		}
+		s := clean(b.String())
+		fence := "`"
+		for strings.Contains(s, fence) {
+			fence += "`"
+		}
+		pad := ""
+		if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+			pad = " "
+		}
+		if got, want := mdCode(b.String()), fence+pad+s+pad+fence; got != want {
+			t.Fatalf("mdCode(%q) = %q, want %q", b.String(), got, want)
+		}
 	}
 }

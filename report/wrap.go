@@ -29,21 +29,25 @@ func wrapWords(text string, w int) []string {
 		for rest != "" {
 			gap := len(rest) - len(strings.TrimLeft(rest, " "))
 			sep, after := rest[:gap], rest[gap:]
-			word, tail, _ := strings.Cut(after, " ")
-			if tail != "" || strings.HasSuffix(after, " ") {
-				tail = " " + tail
+			// The word, and what follows it from its space on (sliced,
+			// not rebuilt: rebuilding made a long paragraph quadratic).
+			word := after
+			rest = ""
+			if i := strings.IndexByte(after, ' '); i >= 0 {
+				word, rest = after[:i], after[i:]
 			}
-			rest = tail
 			if word == "" {
 				continue
 			}
 			ww := ansi.StringWidth(word)
 			switch {
 			case lineW == 0:
-				line.WriteString(sep + word)
+				line.WriteString(sep)
+				line.WriteString(word)
 				lineW = ansi.StringWidth(sep) + ww
 			case lineW+len(sep)+ww <= w:
-				line.WriteString(sep + word)
+				line.WriteString(sep)
+				line.WriteString(word)
 				lineW += len(sep) + ww
 			default:
 				lines = append(lines, line.String())

@@ -1,6 +1,9 @@
 package report
 
 import (
+	"math/rand/v2"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,5 +84,78 @@ func TestTaskLabels_ShortestUniquePrefixOfAtLeastEight(t *testing.T) {
 	// An id that is another's label is never used as a label.
 	if l := taskLabels([]string{"abcdefgh", "abcdefghijklmnopqrstuvwxyz"}); l["abcdefghijklmnopqrstuvwxyz"] == "abcdefgh" {
 		t.Errorf("label %q is another task's id", l["abcdefghijklmnopqrstuvwxyz"])
+	}
+}
+
+// wrapWordsBefore is wrapWords as it was before the paragraph's rest was
+// sliced instead of rebuilt (quadratic in a paragraph's length): the
+// oracle the property test holds the new one to.
+func wrapWordsBefore(text string, w int) []string {
+	w = max(w, 20)
+	var lines []string
+	for _, para := range strings.Split(text, "\n") {
+		var line strings.Builder
+		lineW := 0
+		rest := para
+		for rest != "" {
+			gap := len(rest) - len(strings.TrimLeft(rest, " "))
+			sep, after := rest[:gap], rest[gap:]
+			word, tail, _ := strings.Cut(after, " ")
+			if tail != "" || strings.HasSuffix(after, " ") {
+				tail = " " + tail
+			}
+			rest = tail
+			if word == "" {
+				continue
+			}
+			ww := ansi.StringWidth(word)
+			switch {
+			case lineW == 0:
+				line.WriteString(sep + word)
+				lineW = ansi.StringWidth(sep) + ww
+			case lineW+len(sep)+ww <= w:
+				line.WriteString(sep + word)
+				lineW += len(sep) + ww
+			default:
+				lines = append(lines, line.String())
+				line.Reset()
+				line.WriteString(word)
+				lineW = ww
+			}
+		}
+		lines = append(lines, line.String())
+	}
+	return lines
+}
+
+func TestWrapWords_SameLinesAsBefore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 15))
+	atoms := []string{" ", "  ", "   ", "\n", "a", "bb", "ccccccccccccccccccccccccc", "·", "漢字", "\x1b[1mB\x1b[0m", "\t", "x:1,"}
+	for i := 0; i < 20000; i++ {
+		var b strings.Builder
+		for n := rng.IntN(40); n > 0; n-- {
+			b.WriteString(atoms[rng.IntN(len(atoms))])
+		}
+		text, w := b.String(), rng.IntN(60)
+		if got, want := wrapWords(text, w), wrapWordsBefore(text, w); !slices.Equal(got, want) {
+			t.Fatalf("wrapWords(%q, %d) = %q, before %q", text, w, got, want)
+		}
+	}
+}
+
+// A paragraph of a check that lists 100k crossings: the bytes allocated
+// stay a few times the text (they were about the square of it: 40k words
+// of 25 bytes rebuilt a 1 MB rest each).
+func TestWrapWords_LinearInAParagraph(t *testing.T) {
+	text := strings.Repeat("run.zip/0-trace.trace:17, ", 40000)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	lines := wrapWords(text, 100)
+	runtime.ReadMemStats(&after)
+	if len(lines) < 10000 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > uint64(20*len(text)) {
+		t.Errorf("%d bytes allocated for a %d-byte paragraph", got, len(text))
 	}
 }
