@@ -50,6 +50,9 @@ func (c *evalCounter) count(t *testing.T, pq *rego.PreparedEvalQuery, in rego.Ev
 // destinations differ in letter case: 13 s). The last shape is asked at
 // resume, where a check asks one question per intent: a task that sent
 // one file to 400 channels took 24 s (issue 15).
+// rulesQuadratic: the known term of the whole-document analysis.
+const rulesQuadratic = "the scope rules compare each crossing with every other of its scope (DUPLICATE_DELIVERY, DUPLICATE_RISK_RESUME, IGNORED_GATE_STOP, STALE_GATE_DECISION, UNCHECKED_CROSSING)"
+
 func TestWork_LinearInEveryShapeOfOneScope(t *testing.T) {
 	if testing.Short() {
 		t.Skip("counts OPA's expressions over eleven histories twice (about 12 s); runs without -short")
@@ -80,6 +83,10 @@ func TestWork_LinearInEveryShapeOfOneScope(t *testing.T) {
 			return ls
 		}
 	}
+	// Shapes whose whole-document analysis is not linear yet: only the
+	// check is held to it (docs/performance-shapes.md, item 7).
+	analysisOpen := map[string]string{}
+	open := func(name string) string { analysisOpen[name] = rulesQuadratic; return name }
 	for _, sh := range []struct {
 		name  string
 		lines func(n int) []line
@@ -174,6 +181,48 @@ func TestWork_LinearInEveryShapeOfOneScope(t *testing.T) {
 			}
 			return ls
 		}},
+		// Crossings of one key scope. The check weighs one task and is
+		// linear; the rules behind DUPLICATE_DELIVERY,
+		// DUPLICATE_RISK_RESUME, IGNORED_GATE_STOP, STALE_GATE_DECISION
+		// and UNCHECKED_CROSSING still compare each crossing with the
+		// others: 2,000 tasks (or one task's 2,000 sends) run analyze past
+		// its limit (issue 15, not removed yet).
+		{open("one scope's tasks, each crossing once"), func(n int) []line {
+			ls := []line{started("p1"), intent("p1")}
+			for k := 0; k < n; k++ {
+				w := fmt.Sprintf("w%d", k)
+				ls = append(ls, started(w), intent(w), ev(w, "send_fired"))
+			}
+			return ls
+		}},
+		{open("one scope's tasks, each crossing after its check"), func(n int) []line {
+			ls := []line{started("p1"), intent("p1")}
+			for k := 0; k < n; k++ {
+				w := fmt.Sprintf("w%d", k)
+				ls = append(ls, started(w), intent(w), line{"task": w, "type": "gate_check", "checkpoint": "send", "decision": "allow"}, ev(w, "send_fired"))
+			}
+			return ls
+		}},
+		{open("one task's sends, each after a check, some after a stop"), func(n int) []line {
+			ls := []line{started("p1"), intent("p1")}
+			for k := 0; k < n; k++ {
+				d := "allow"
+				if k%3 == 1 {
+					d = "stop"
+				}
+				ls = append(ls, line{"task": "p1", "type": "gate_check", "checkpoint": "send", "decision": d}, ev("p1", "send_fired"),
+					line{"task": "p1", "type": "request_sent", "idempotency_token": fmt.Sprintf("k%d", k%5)})
+			}
+			return ls
+		}},
+		{open("one task's segments, each crossing"), func(n int) []line {
+			ls := []line{started("p1"), intent("p1")}
+			for k := 0; k < n; k++ {
+				ls = append(ls, line{"task": "p1", "type": "gate_check", "checkpoint": "send", "decision": "allow"}, ev("p1", "send_fired"),
+					line{"task": "p1", "type": "interrupted", "reason": "crash"})
+			}
+			return ls
+		}},
 		{"one task's intents, one file to many channels, asked at resume", func(n int) []line {
 			ls := []line{started("p1")}
 			for k := 0; k < n; k++ {
@@ -210,6 +259,9 @@ func TestWork_LinearInEveryShapeOfOneScope(t *testing.T) {
 				for _, q := range f.AskAll("p1", cp, analyzer.IntentSpec{}) {
 					check += c.count(t, e.check, rego.EvalParsedInput(doc.input(q)))
 				}
+				if analysisOpen[sh.name] != "" {
+					return check, 0 // not held to linear: not counted (it is the slow part)
+				}
 				f.Query = nil
 				in, err := jsonInput(f)
 				if err != nil {
@@ -224,7 +276,9 @@ func TestWork_LinearInEveryShapeOfOneScope(t *testing.T) {
 			if float64(c2) > 2.2*float64(c1) {
 				t.Errorf("check: %d -> %d expressions for twice the history (%.2f×)", c1, c2, float64(c2)/float64(c1))
 			}
-			if float64(w2) > 2.2*float64(w1) {
+			if why := analysisOpen[sh.name]; why != "" {
+				t.Logf("analysis not counted, not linear yet: %s", why)
+			} else if float64(w2) > 2.2*float64(w1) {
 				t.Errorf("analysis: %d -> %d expressions for twice the history (%.2f×)", w1, w2, float64(w2)/float64(w1))
 			}
 		})
