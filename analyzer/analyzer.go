@@ -1212,7 +1212,7 @@ func (b *Builder) hashPath(e *transcripts.Event, p string) (string, error) {
 	p = b.mapPath(filepath.Clean(p))
 	h, ok := b.hashes[p]
 	if !ok {
-		h.sum, h.err = effect.HashFile(p)
+		h.sum, h.err = effect.HashRegularFile(p)
 		b.hashes[p] = h
 	}
 	return h.sum, h.err

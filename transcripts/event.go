@@ -65,6 +65,9 @@ type Input struct {
 	OmittedFrom     int `json:"-"`
 
 	maxProblems int
+	// gzipped, for an input read through gzip: the compressed bytes
+	// read so far (an archive's budget is sized by them: zip_budget.go).
+	gzipped *int64
 }
 
 // DefaultMaxProblems is how many problems are listed per input.

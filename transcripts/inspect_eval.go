@@ -3,6 +3,7 @@ package transcripts
 import (
 	"archive/zip"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -38,7 +39,16 @@ func zipName(p string) bool {
 // since its directory is at its end.
 func (rn *run) readZip(r io.Reader, in *Input) {
 	limit := rn.documentLimit()
+	if in.gzipped != nil {
+		r = &gunzipBound{r: r, compressed: in.gzipped}
+	}
 	b, tooBig, err := readBounded(r, limit)
+	if errors.Is(err, errInflation) {
+		in.addProblem(Problem{File: in.Path, Line: 1, Message: fmt.Sprintf(
+			"the gzipped archive inflates to more than %d MiB + %d× its compressed bytes, the bound for one input: not read (unpack it and read its files)",
+			inflateFloor>>20, inflateRatio)})
+		return
+	}
 	if err != nil {
 		in.addProblem(Problem{File: in.Path, Line: 1, Message: "archive ends early: " + err.Error()})
 		return
@@ -47,8 +57,19 @@ func (rn *run) readZip(r io.Reader, in *Input) {
 		in.addProblem(Problem{File: in.Path, Line: 1, Message: fmt.Sprintf("zip archive larger than the limit of %d bytes; not read", limit)})
 		return
 	}
+	// The budget is sized by the bytes of the input itself: a gzipped
+	// archive by its compressed bytes, and the archive it inflated to is
+	// the first thing spent (gzip alone inflates about 1,000 times).
+	size := len(b)
+	if in.gzipped != nil {
+		size = int(min(int64(size), *in.gzipped))
+	}
+	budget := newInflation(in, in.Path, size)
+	if in.gzipped != nil && !budget.spend(len(b)) {
+		return
+	}
 	var names []string
-	if rn.readArchive(b, in, in.Path, 0, limit, newInflation(in, in.Path, len(b)), &names) {
+	if rn.readArchive(b, in, in.Path, 0, limit, budget, &names) {
 		return
 	}
 	rn.unrecognized(in, fmt.Sprintf("a zip archive no reader knows (members %q): not read", names))

@@ -706,7 +706,7 @@ func (t *pwTrace) localFile(p string) map[string]any {
 		return map[string]any{"path": p, "name": name}
 	}
 	full := filepath.Join(filepath.Dir(filepath.FromSlash(t.in.Path)), filepath.FromSlash(p))
-	sum, err := effect.HashFile(full)
+	sum, err := effect.HashRegularFile(full)
 	if err != nil {
 		// Not found: a path the analyzer cannot hash either (no key).
 		return map[string]any{"path": filepath.ToSlash(full), "name": name}

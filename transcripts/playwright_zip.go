@@ -105,7 +105,13 @@ func pwSingleTrace(br *bufio.Reader, display string) *pwArchive {
 			if !onDisk {
 				return nil, pwNotExist(n)
 			}
-			return os.Open(filepath.Join(dir, filepath.FromSlash(n)))
+			// A regular file only: a FIFO beside the trace would block
+			// its reader for ever (opening it blocks too).
+			p := filepath.Join(dir, filepath.FromSlash(n))
+			if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+				return nil, fmt.Errorf("%s: not a regular file", clip(n, 100))
+			}
+			return os.Open(p)
 		},
 		display: func(n string) string {
 			if n == name {

@@ -13,9 +13,10 @@ import (
 // keep it near linear in the input:
 //
 //   - the bytes inflated for one input, every member and every archive
-//     inside it counted together, may not pass inflateFloor plus
-//     inflateRatio times the archive's own size (deflate alone reaches
-//     about 1,000 times; two archives nested, a million);
+//     inside it counted together (and, for a gzipped archive, the archive
+//     itself), may not pass inflateFloor plus inflateRatio times the
+//     input's own bytes (deflate alone reaches about 1,000 times; two
+//     archives nested, a million);
 //   - entries whose compressed data overlap are refused: a directory that
 //     points many entries at one stream would inflate it once per entry.
 //
@@ -59,6 +60,17 @@ func (b *inflation) exhaust() error {
 			b.size, b.budget, inflateFloor>>20, inflateRatio)})
 	}
 	return errInflation
+}
+
+// spend counts n bytes already inflated; false (and the problem) when
+// they pass the budget.
+func (b *inflation) spend(n int) bool {
+	b.left -= int64(n)
+	if b.left < 0 {
+		b.exhaust()
+		return false
+	}
+	return true
 }
 
 type inflatingReader struct {
@@ -110,4 +122,22 @@ func zipOverlap(zr *zip.Reader) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// gunzipBound holds a gzipped archive, while it is gunzipped, to the
+// budget of its compressed bytes read so far: a 400 KB .zip.gz that
+// inflates to a 256 MiB archive is refused before it is held whole.
+type gunzipBound struct {
+	r          io.Reader
+	compressed *int64 // the gzip stream's bytes read so far
+	n          int64
+}
+
+func (g *gunzipBound) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	g.n += int64(n)
+	if g.n > int64(inflateFloor)+int64(inflateRatio)**g.compressed {
+		return n, errInflation
+	}
+	return n, err
 }
