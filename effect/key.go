@@ -7,6 +7,7 @@ package effect
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -415,6 +416,10 @@ func ParseDestination(s string) (Destination, error) {
 func HashRegularFile(path string) (string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			pe.Op = "open" // as HashFile says it (key errors are in reports)
+		}
 		return "", err
 	}
 	if !st.Mode().IsRegular() {
