@@ -600,8 +600,9 @@ func (rn *run) open(s source, counted bool) (br *bufio.Reader, closeFn func(), i
 	// gzip is recognized by its magic bytes, not only by the name, so that
 	// a compressed log piped to standard input is read as well.
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		in.gzipped = new(int64)
-		zr, err := gzip.NewReader(&byteCounter{br, in.gzipped})
+		gz := new(int64)
+		in.gzipped = gz
+		zr, err := gzip.NewReader(countedReader{br, func(_ int, n int64) { *gz += n }})
 		if err != nil {
 			in.addProblem(Problem{File: s.path, Line: 1, Message: "broken gzip header: " + err.Error()})
 			closeFn()
@@ -611,18 +612,6 @@ func (rn *run) open(s source, counted bool) (br *bufio.Reader, closeFn func(), i
 		br = bufio.NewReaderSize(gzipErrors{zr}, 64<<10)
 	}
 	return br, closeFn, in, true
-}
-
-// byteCounter counts the bytes read through it.
-type byteCounter struct {
-	r io.Reader
-	n *int64
-}
-
-func (c *byteCounter) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	*c.n += int64(n)
-	return n, err
 }
 
 // countedReader tells Options.Progress of the bytes read through it.
