@@ -64,7 +64,7 @@ func (rn *run) readZip(r io.Reader, in *Input) {
 	if in.gzipped != nil {
 		size = int(min(int64(size), *in.gzipped))
 	}
-	budget := newInflation(in, in.Path, size)
+	budget := newInflation(in, size)
 	if in.gzipped != nil && !budget.spend(len(b)) {
 		return
 	}

@@ -35,17 +35,19 @@ var errInflation = errors.New("the archive inflates past the bound for one input
 
 // inflation is one input's budget of inflated bytes.
 type inflation struct {
-	in      *Input
-	display string
-	size    int   // the archive's bytes
-	budget  int64 // inflateFloor + inflateRatio × size
-	left    int64 // bytes that may still be inflated; < 0 once past
-	spent   bool  // the problem is written (once)
+	in     *Input
+	size   int   // the input's bytes
+	budget int64 // inflationBound(size)
+	left   int64 // bytes that may still be inflated; < 0 once past
+	spent  bool  // the problem is written (once)
 }
 
-func newInflation(in *Input, display string, size int) *inflation {
-	budget := int64(inflateFloor) + int64(inflateRatio)*int64(size)
-	return &inflation{in: in, display: display, size: size, budget: budget, left: budget}
+// inflationBound is what an input of size bytes may inflate to.
+func inflationBound(size int64) int64 { return int64(inflateFloor) + int64(inflateRatio)*size }
+
+func newInflation(in *Input, size int) *inflation {
+	budget := inflationBound(int64(size))
+	return &inflation{in: in, size: size, budget: budget, left: budget}
 }
 
 // reader counts what r inflates against the budget; past it, reads fail
@@ -55,7 +57,7 @@ func (b *inflation) reader(r io.Reader) io.Reader { return &inflatingReader{r: r
 func (b *inflation) exhaust() error {
 	if !b.spent {
 		b.spent = true
-		b.in.addProblem(Problem{File: b.display, Line: 1, Message: fmt.Sprintf(
+		b.in.addProblem(Problem{File: b.in.Path, Line: 1, Message: fmt.Sprintf(
 			"the archive (%d bytes) inflates to more than %d bytes, the bound for one input (%d MiB + %d× its size): what is past it is not read (unpack it and read its files)",
 			b.size, b.budget, inflateFloor>>20, inflateRatio)})
 	}
@@ -136,7 +138,7 @@ type gunzipBound struct {
 func (g *gunzipBound) Read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
 	g.n += int64(n)
-	if g.n > int64(inflateFloor)+int64(inflateRatio)**g.compressed {
+	if g.n > inflationBound(*g.compressed) {
 		return n, errInflation
 	}
 	return n, err
